@@ -1,0 +1,50 @@
+// The front end as one call: read → parse → lower → resolve → type-check.
+//
+// `argus check` and (later) the language server share this code path.
+#pragma once
+
+#include "argus/dsl/ast.h"
+#include "argus/dsl/diagnostic.h"
+#include "argus/dsl/lower.h"
+#include "argus/dsl/sema.h"
+#include "argus/dsl/source.h"
+#include "argus/dsl/syntax_tree.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace argus {
+
+struct FrontendOptions {
+  // Larger files are refused (E0003) before parsing; kernels are small and a
+  // multi-megabyte .argus file is almost certainly not one.
+  size_t max_file_bytes = 4u << 20;
+  LowerOptions lower;
+  sema::SemaOptions sema;
+};
+
+// Everything the front end knows about one file. Diagnostics are sorted.
+struct CheckedFile {
+  std::unique_ptr<SourceFile> source;
+  std::optional<SyntaxTree> tree; // absent when the input was refused before parsing
+  ast::Module module;
+  std::unique_ptr<sema::SemaResult> sema; // absent when the input was refused
+  std::vector<Diagnostic> diagnostics;
+
+  bool has_errors() const;
+};
+
+// Checks `text` as the contents of `path` (used only in messages).
+CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options = {});
+
+// Why a file could not be read at all (the CLI's exit code 2).
+struct ReadError {
+  std::string message; // e.g. "no such file", "is a directory"
+};
+
+// Reads a file for checking; never throws.
+std::variant<std::string, ReadError> read_source_file(const std::string &path);
+
+} // namespace argus
