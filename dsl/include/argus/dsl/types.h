@@ -71,10 +71,22 @@ struct Type {
   std::vector<Type> elements;               // Tuple
 
   static Type unknown() { return {}; }
-  static Type void_type() { return Type{TypeKind::Void}; }
-  static Type of(TypeKind kind) { return Type{kind}; }
-  static Type scalar_of(ScalarKind k) { return Type{TypeKind::Scalar, k}; }
-  static Type dtype_of(ScalarKind k) { return Type{TypeKind::Dtype, k}; }
+  static Type of(TypeKind kind) {
+    Type t;
+    t.kind = kind;
+    return t;
+  }
+  static Type void_type() { return of(TypeKind::Void); }
+  static Type scalar_of(ScalarKind k) {
+    Type t = of(TypeKind::Scalar);
+    t.scalar = k;
+    return t;
+  }
+  static Type dtype_of(ScalarKind k) {
+    Type t = of(TypeKind::Dtype);
+    t.scalar = k;
+    return t;
+  }
   static Type tensor_of(TensorType t);
   static Type tensor_spec_of(TensorType t);
   static Type tuple_of(std::vector<Type> elements);

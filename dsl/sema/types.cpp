@@ -1,0 +1,1 @@
+#include "argus/dsl/types.h"
