@@ -1,5 +1,53 @@
-// Placeholder until semantic analysis lands.
 #include "argus/dsl/sema.h"
+
+#include "analyzer.h"
+
+#include <array>
+
 namespace argus::sema {
-SemaResult analyze(const ast::Module &, DiagnosticSink &, const SemaOptions &) { return {}; }
+
+const char *to_string(Target target) {
+  switch (target) {
+  case Target::Any:
+    return "any";
+  case Target::Sm90:
+    return "sm90";
+  case Target::Gfx942:
+    return "gfx942";
+  }
+  return "any";
 }
+
+const Type *SemaResult::type_of(const ast::Expr &expr) const {
+  const auto it = expr_types.find(&expr);
+  return it == expr_types.end() ? nullptr : &it->second;
+}
+
+std::optional<int64_t> SemaResult::constant_of(const ast::Expr &expr) const {
+  const auto it = constant_values.find(&expr);
+  if (it == constant_values.end())
+    return std::nullopt;
+  return it->second;
+}
+
+const FunctionInfo *SemaResult::function_info(std::string_view name) const {
+  for (const FunctionInfo &info : functions) {
+    if (info.function->name == name)
+      return &info;
+  }
+  return nullptr;
+}
+
+std::span<const std::string_view> known_policies() {
+  static constexpr std::array<std::string_view, 5> kPolicies = {
+      "launch_bounds", "min_blocks_per_sm", "waves_per_eu", "max_registers", "fast_math"};
+  return kPolicies;
+}
+
+SemaResult analyze(const ast::Module &module, DiagnosticSink &sink, const SemaOptions &options) {
+  SemaResult result;
+  Analyzer(module, sink, options, result).run();
+  return result;
+}
+
+} // namespace argus::sema

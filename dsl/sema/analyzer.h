@@ -1,0 +1,122 @@
+// Internal: the semantic analyzer's state and its passes, split over
+// module.cpp (declarations, decorators), stmt.cpp, expr.cpp and calls.cpp.
+#pragma once
+
+#include "argus/dsl/codes.h"
+#include "argus/dsl/sema.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace argus::sema {
+
+struct BuiltinSpec;
+
+// The facts the analyzer gathers about one function body while walking it.
+struct FunctionScope {
+  FunctionInfo *info = nullptr;
+  std::unordered_map<std::string, Symbol *> names;
+  std::unordered_map<std::string, int> assignment_counts; // pre-scanned, for let-constants
+  std::set<const Symbol *> read;
+  std::set<std::string> namespaces_used; // "nvvm", "amdgpu"
+  std::vector<std::pair<const ast::Function *, Range>> calls; // device functions called
+  Range first_target_use[2];                                   // nvvm, amdgpu
+};
+
+class Analyzer {
+public:
+  Analyzer(const ast::Module &module, DiagnosticSink &sink, const SemaOptions &options,
+           SemaResult &result)
+      : module_(module), sink_(sink), options_(options), result_(result) {}
+
+  void run();
+
+  // --- used by the builtin table (calls.cpp) ---
+  Diagnostic &error(std::string_view code, Range range, std::string message) {
+    return sink_.error(std::string(code), range, std::move(message));
+  }
+  Diagnostic &warning(std::string_view code, Range range, std::string message) {
+    return sink_.warning(std::string(code), range, std::move(message));
+  }
+  std::optional<int64_t> constant(const ast::Expr &expr) const { return result_.constant_of(expr); }
+  void set_constant(const ast::Expr &expr, int64_t value) { result_.constant_values[&expr] = value; }
+  const Type &type(const ast::Expr &expr) const;
+  // The expression as a shape dimension: a constant, or symbolic text over
+  // scalar parameters; reports E0501 when it is neither and `require` is set.
+  std::optional<Dim> dim_of(const ast::Expr &expr);
+  // A shape: an int or a tuple of ints; `constant_only` for shared/local arrays.
+  std::optional<std::vector<Dim>> shape_of(const ast::Expr &expr, bool constant_only);
+  FunctionScope *scope() { return scope_; }
+  void note_shared_bytes(int64_t bytes) {
+    if (scope_)
+      scope_->info->shared_bytes += bytes;
+  }
+
+private:
+  // module.cpp
+  void declare_constants();
+  void declare_functions();
+  void analyze_signature(FunctionInfo &info);
+  void analyze_decorators(FunctionInfo &info);
+  void analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator &decorator);
+  void analyze_bench_decorator(FunctionInfo &info, const ast::Decorator &decorator);
+  Type parameter_type(const ast::Param &param, FunctionRole role, bool &is_constexpr);
+  void analyze_body(FunctionInfo &info);
+  void check_recursion_and_targets();
+  Symbol &add_symbol(Symbol symbol);
+
+  // stmt.cpp
+  void check_block(const std::vector<ast::StmtPtr> &body);
+  void check_stmt(const ast::Stmt &stmt);
+  void check_assign_target(const ast::Expr &target, const Type &value_type, const ast::Expr *value,
+                           bool annotated);
+  void check_for(const ast::Stmt &stmt);
+  void check_return(const ast::Stmt &stmt);
+  void check_condition(const ast::Expr &condition);
+  void prescan_assignments(const std::vector<ast::StmtPtr> &body);
+  void report_unused_locals();
+
+public:
+  // expr.cpp
+  Type check_expr(const ast::Expr &expr);
+  const Symbol *lookup(const std::string &name) const;
+
+private:
+  Type check_name(const ast::Expr &expr);
+  Type check_unary(const ast::Expr &expr);
+  Type check_binary(const ast::Expr &expr);
+  Type check_compare(const ast::Expr &expr);
+  Type check_bool_op(const ast::Expr &expr);
+  Type check_conditional(const ast::Expr &expr);
+  Type check_subscript(const ast::Expr &expr);
+  Type record(const ast::Expr &expr, Type type, std::optional<int64_t> value = std::nullopt);
+  // The common type of two numeric operands, or nullopt (after reporting).
+  std::optional<Type> unify_numeric(const ast::Expr &where, const Type &a, const Type &b,
+                                    const char *op);
+  std::optional<std::string> symbolic_text(const ast::Expr &expr) const;
+
+  // calls.cpp
+  Type check_call(const ast::Expr &call);
+  Type check_builtin_call(const ast::Expr &call, const BuiltinSpec &spec);
+  Type check_device_call(const ast::Expr &call, const FunctionInfo &callee);
+  Type check_cast(const ast::Expr &call, ScalarKind to);
+  Type check_method_call(const ast::Expr &call);
+
+  const ast::Module &module_;
+  DiagnosticSink &sink_;
+  const SemaOptions &options_;
+  SemaResult &result_;
+  std::unordered_map<std::string, Symbol *> globals_;
+  FunctionScope *scope_ = nullptr;
+  std::unordered_map<const ast::Function *, FunctionScope> scopes_;
+  // Names bound while checking a @bench expression (its sizes).
+  const std::map<std::string, int64_t> *bench_sizes_ = nullptr;
+  // Lambda parameters while checking a tag function's body.
+  std::vector<std::string> lambda_params_;
+};
+
+} // namespace argus::sema

@@ -1,0 +1,446 @@
+// The builtin and intrinsic table: signatures, documentation, result rules.
+#include "builtins.h"
+
+#include "analyzer.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace argus::sema {
+namespace {
+
+using ast::Expr;
+
+Type void_result(Analyzer &, const Expr &, const BoundArgs &) { return Type::void_type(); }
+Type i32_result(Analyzer &, const Expr &, const BoundArgs &) {
+  return Type::scalar_of(ScalarKind::I32);
+}
+
+Type launch_coordinate(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  if (args.args[0]) {
+    const auto d = analyzer.constant(*args.args[0]);
+    if (d && (*d < 0 || *d > 2))
+      analyzer.error(codes::kArgumentType, args.args[0]->range,
+                     "dimension must be 0 (x), 1 (y) or 2 (z), got " + std::to_string(*d));
+  }
+  return Type::scalar_of(ScalarKind::I32);
+}
+
+// The common numeric type of all arguments, with constant folding by `fold`.
+template <int64_t (*Fold)(int64_t, int64_t)>
+Type fold_numeric(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  Type common = args.types[0];
+  std::optional<int64_t> value = analyzer.constant(*args.args[0]);
+  for (size_t i = 1; i < args.args.size(); ++i) {
+    if (!args.args[i])
+      continue;
+    const Type &t = args.types[i];
+    if (common.kind == TypeKind::IntLiteral && t.kind != TypeKind::IntLiteral)
+      common = t;
+    else if (common.kind == TypeKind::Scalar && t.kind == TypeKind::Scalar && common.scalar != t.scalar &&
+             !(is_integer(common.scalar) && is_integer(t.scalar))) {
+      analyzer.error(codes::kTypeMismatch, call.range,
+                     "arguments mix " + common.str() + " and " + t.str() + "; convert explicitly");
+      return Type::unknown();
+    }
+    const auto v = analyzer.constant(*args.args[i]);
+    value = value && v ? std::optional<int64_t>(Fold(*value, *v)) : std::nullopt;
+  }
+  if (value && common.kind == TypeKind::IntLiteral) {
+    analyzer.set_constant(call, *value);
+    return common;
+  }
+  if (common.kind == TypeKind::IntLiteral)
+    return Type::scalar_of(ScalarKind::I32);
+  return common;
+}
+
+int64_t fold_min(int64_t a, int64_t b) { return std::min(a, b); }
+int64_t fold_max(int64_t a, int64_t b) { return std::max(a, b); }
+
+Type cdiv_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  const auto a = analyzer.constant(*args.args[0]);
+  const auto b = analyzer.constant(*args.args[1]);
+  if (b && *b <= 0) {
+    analyzer.error(codes::kConstantDivByZero, args.args[1]->range,
+                   "cdiv needs a positive divisor, got " + std::to_string(*b));
+    return Type::unknown();
+  }
+  if (a && b) {
+    analyzer.set_constant(call, (*a + *b - 1) / *b);
+    return Type::of(TypeKind::IntLiteral);
+  }
+  return Type::scalar_of(ScalarKind::I32);
+}
+
+Type abs_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  if (const auto v = analyzer.constant(*args.args[0]); v && *v > INT64_MIN)
+    analyzer.set_constant(call, *v < 0 ? -*v : *v);
+  return args.types[0];
+}
+
+Type float_unary(Analyzer &, const Expr &, const BoundArgs &args) {
+  const Type &t = args.types[0];
+  return t.kind == TypeKind::Scalar ? t : Type::scalar_of(ScalarKind::F32);
+}
+
+Type fma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  Type common = Type::of(TypeKind::FloatLiteral);
+  for (const Type &t : args.types) {
+    if (t.kind != TypeKind::Scalar)
+      continue;
+    if (common.kind == TypeKind::Scalar && common.scalar != t.scalar) {
+      analyzer.error(codes::kTypeMismatch, call.range,
+                     "fma arguments mix " + common.str() + " and " + t.str() + "; convert explicitly");
+      return Type::unknown();
+    }
+    common = t;
+  }
+  return common.kind == TypeKind::Scalar ? common : Type::scalar_of(ScalarKind::F32);
+}
+
+Type convert_result(Analyzer &, const Expr &, const BoundArgs &args) {
+  return Type::scalar_of(args.types[1].scalar);
+}
+
+Type bitcast_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  const Type &from = args.types[0];
+  const ScalarKind to = args.types[1].scalar;
+  if (from.kind != TypeKind::Scalar) {
+    analyzer.error(codes::kArgumentType, args.args[0]->range,
+                   "bitcast needs a value of a known scalar type, got " + from.str() +
+                       "; convert the literal first, e.g. u32(1)");
+    return Type::unknown();
+  }
+  if (bit_width(from.scalar) != bit_width(to)) {
+    analyzer.error(codes::kArgumentType, args.args[0]->range,
+                   std::string("bitcast from ") + to_string(from.scalar) + " (" +
+                       std::to_string(bit_width(from.scalar)) + " bits) to " + to_string(to) + " (" +
+                       std::to_string(bit_width(to)) + " bits) changes the size");
+    return Type::unknown();
+  }
+  return Type::scalar_of(to);
+}
+
+Type array_result(Analyzer &analyzer, const Expr &call, const std::vector<Dim> &shape, ScalarKind dtype,
+                  MemorySpace space, bool swizzled) {
+  TensorType t;
+  t.space = space;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.swizzled = swizzled;
+  if (space == MemorySpace::Shared) {
+    const int64_t bytes = t.byte_size().value_or(0);
+    analyzer.note_shared_bytes(bytes);
+    (void)call;
+  }
+  return Type::tensor_of(std::move(t));
+}
+
+Type make_shared_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  const bool swizzled = args.args[2] && args.types[2].kind == TypeKind::Swizzle;
+  const bool composed = args.args[2] && args.args[2]->kind == ast::ExprKind::Call &&
+                        args.args[2]->callee().dotted_name() == "compose";
+  return array_result(analyzer, call, args.shapes[0], args.types[1].scalar, MemorySpace::Shared,
+                      swizzled || composed);
+}
+
+Type make_local_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  return array_result(analyzer, call, args.shapes[0], args.types[1].scalar, MemorySpace::Local, false);
+}
+
+Type full_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  const ScalarKind dtype = args.types[2].scalar;
+  if (!assignable(Type::scalar_of(dtype), args.types[1])) {
+    analyzer.error(codes::kArgumentType, args.args[1]->range,
+                   "fill value of type " + args.types[1].str() + " does not fit dtype " +
+                       to_string(dtype));
+    return Type::unknown();
+  }
+  return array_result(analyzer, call, args.shapes[0], dtype, MemorySpace::Local, false);
+}
+
+Type tensor_spec_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  // Tensor(shape, dtype) or Tensor(shape, strides, dtype).
+  const Expr *strides = args.args[2] ? args.args[1] : nullptr;
+  const size_t dtype_index = args.args[2] ? 2 : 1;
+  if (args.types[dtype_index].kind != TypeKind::Dtype) {
+    analyzer.error(codes::kArgumentType, args.args[dtype_index]->range,
+                   "Tensor(shape, [strides,] dtype) needs a dtype here, got " +
+                       args.types[dtype_index].str());
+    return Type::unknown();
+  }
+  TensorType t;
+  t.dtype = args.types[dtype_index].scalar;
+  t.shape = args.shapes[0];
+  if (strides) {
+    auto stride_dims = analyzer.shape_of(*strides, false);
+    if (!stride_dims)
+      return Type::unknown();
+    if (stride_dims->size() != t.shape.size()) {
+      analyzer.error(codes::kShapeMismatch, strides->range,
+                     "strides " + shape_to_string(*stride_dims) + " do not match shape " +
+                         shape_to_string(t.shape));
+      return Type::unknown();
+    }
+    t.strides = *stride_dims;
+  }
+  (void)call;
+  return Type::tensor_spec_of(std::move(t));
+}
+
+Type view_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  const TensorType &source = *args.types[0].tensor;
+  TensorType viewed = *args.types[1].tensor;
+  viewed.space = source.space;
+  viewed.swizzled = source.swizzled;
+  const auto from = source.byte_size();
+  const auto to = viewed.byte_size();
+  if (from && to && *from != *to) {
+    analyzer.error(codes::kShapeMismatch, args.args[1]->range,
+                   "view of " + std::to_string(*to) + " bytes over a tensor of " +
+                       std::to_string(*from) + " bytes; a view reinterprets the same bytes");
+    return Type::unknown();
+  }
+  return Type::tensor_of(std::move(viewed));
+}
+
+size_t tuple_size(const Expr &e) { return e.kind == ast::ExprKind::Tuple ? e.operands.size() : 1; }
+
+Type subview_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  const TensorType &source = *args.types[0].tensor;
+  const size_t rank = source.shape.size();
+  for (size_t i : {size_t{1}, size_t{3}}) {
+    if (args.args[i] && tuple_size(*args.args[i]) != rank) {
+      analyzer.error(codes::kShapeMismatch, args.args[i]->range,
+                     "subview of a rank-" + std::to_string(rank) + " tensor needs " +
+                         std::to_string(rank) + " values here");
+      return Type::unknown();
+    }
+  }
+  if (args.shapes[2].size() != rank) {
+    analyzer.error(codes::kShapeMismatch, args.args[2]->range,
+                   "subview of a rank-" + std::to_string(rank) + " tensor needs " +
+                       std::to_string(rank) + " sizes");
+    return Type::unknown();
+  }
+  TensorType t = source;
+  t.shape = args.shapes[2];
+  t.strides.clear();
+  return Type::tensor_of(std::move(t));
+}
+
+Type make_layout_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  if (tuple_size(*args.args[0]) != tuple_size(*args.args[1])) {
+    analyzer.error(codes::kShapeMismatch, args.args[1]->range,
+                   "a layout's shape and stride need the same number of modes");
+    return Type::unknown();
+  }
+  return Type::of(TypeKind::Layout);
+}
+
+Type swizzle_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  for (size_t i = 0; i < 3; ++i) {
+    const auto v = analyzer.constant(*args.args[i]);
+    if (v && (*v < 0 || *v > 16)) {
+      analyzer.error(codes::kArgumentType, args.args[i]->range,
+                     "Swizzle(B, M, S) parameters are between 0 and 16, got " + std::to_string(*v));
+      return Type::unknown();
+    }
+  }
+  return Type::of(TypeKind::Swizzle);
+}
+
+Type compose_result(Analyzer &, const Expr &, const BoundArgs &) { return Type::of(TypeKind::Layout); }
+
+Type shuffle_result(Analyzer &, const Expr &, const BoundArgs &args) {
+  const Type &t = args.types[0];
+  if (t.kind == TypeKind::IntLiteral)
+    return Type::scalar_of(ScalarKind::I32);
+  if (t.kind == TypeKind::FloatLiteral)
+    return Type::scalar_of(ScalarKind::F32);
+  return t;
+}
+
+Type async_wait_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  const auto n = analyzer.constant(*args.args[0]);
+  if (n && *n < 0)
+    analyzer.error(codes::kArgumentType, args.args[0]->range, "async_wait needs a count ≥ 0");
+  return Type::void_type();
+}
+
+Type tag_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  const TensorType &t = *args.types[0].tensor;
+  const Expr &fields = *args.args[1];
+  const size_t rank = t.shape.size();
+  const size_t given =
+      fields.kind == ast::ExprKind::Lambda ? fields.lambda_params.size() : tuple_size(fields);
+  if (given != rank) {
+    analyzer.error(codes::kShapeMismatch, fields.range,
+                   std::string(fields.kind == ast::ExprKind::Lambda ? "the tag function takes "
+                                                                     : "the tag names ") +
+                       std::to_string(given) + (fields.kind == ast::ExprKind::Lambda
+                                                    ? " coordinates"
+                                                    : " fields") +
+                       " but the tensor has rank " + std::to_string(rank));
+  }
+  return Type::void_type();
+}
+
+Type assume_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  FunctionScope *scope = analyzer.scope();
+  for (const Expr *condition : args.args) {
+    if (!condition)
+      continue;
+    if (const auto v = analyzer.constant(*condition); v && *v == 0)
+      analyzer.error(codes::kInvalidAssume, condition->range, "this assumption is always false");
+    if (scope)
+      scope->info->assumptions.push_back(condition);
+  }
+  return Type::void_type();
+}
+
+Type fragment_result(ScalarKind dtype, int64_t count) {
+  TensorType t;
+  t.space = MemorySpace::Local;
+  t.dtype = dtype;
+  t.shape = {Dim::constant(count)};
+  return Type::tensor_of(std::move(t));
+}
+
+template <int64_t Count> Type f32_fragment(Analyzer &, const Expr &, const BoundArgs &) {
+  return fragment_result(ScalarKind::F32, Count);
+}
+
+template <int64_t Count> Type ldmatrix_result(Analyzer &, const Expr &, const BoundArgs &args) {
+  return fragment_result(args.types[0].tensor ? args.types[0].tensor->dtype : ScalarKind::BF16, Count);
+}
+
+// The value a Place argument holds (a scalar element or a small view).
+Type place_value(Analyzer &, const Expr &, const BoundArgs &args) { return args.types[0]; }
+
+template <int64_t Low, int64_t High> Type ranged_constants(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  for (const Expr *arg : args.args) {
+    if (!arg)
+      continue;
+    const auto v = analyzer.constant(*arg);
+    if (v && (*v < Low || *v > High))
+      analyzer.error(codes::kArgumentType, arg->range,
+                     "value " + std::to_string(*v) + " is outside " + std::to_string(Low) + ".." +
+                         std::to_string(High));
+  }
+  return Type::void_type();
+}
+
+TensorReq fragment(ScalarKind dtype, int64_t elements) {
+  return TensorReq{MemorySpace::Local, dtype, elements, 0, false};
+}
+TensorReq bytes_in(MemorySpace space, int64_t bytes) { return TensorReq{space, std::nullopt, 0, bytes, false}; }
+
+std::vector<BuiltinSpec> make_table() {
+  using K = ArgKind;
+  const ParamSpec dim{"dim", K::IntConst, true};
+  std::vector<BuiltinSpec> t = {
+      // Launch coordinates.
+      {"", "thread_id", {dim}, false, "Thread index in the block along dim (0 = x).", launch_coordinate},
+      {"", "block_id", {dim}, false, "Block index in the grid along dim (0 = x).", launch_coordinate},
+      {"", "block_dim", {dim}, false, "Threads per block along dim.", launch_coordinate},
+      {"", "grid_dim", {dim}, false, "Blocks in the grid along dim.", launch_coordinate},
+      {"", "lane_id", {}, false, "Lane of this thread in its warp (0..31) or wavefront (0..63).", i32_result},
+      {"", "warp_id", {}, false, "Warp (wavefront) of this thread in its block.", i32_result},
+      // Integer helpers.
+      {"", "cdiv", {{"a", K::Integer}, {"b", K::Integer}}, false, "Ceiling division: (a + b - 1) // b.", cdiv_result},
+      {"", "min", {{"a", K::Numeric}, {"b", K::Numeric}}, true, "Smallest of the arguments.", fold_numeric<fold_min>},
+      {"", "max", {{"a", K::Numeric}, {"b", K::Numeric}}, true, "Largest of the arguments.", fold_numeric<fold_max>},
+      {"", "abs", {{"x", K::Numeric}}, false, "Absolute value.", abs_result},
+      // Conversions.
+      {"", "convert", {{"x", K::Numeric}, {"dtype", K::Dtype}}, false, "Converts a value to dtype (rounding as CUDA's __float2bfloat16_rn etc.).", convert_result},
+      {"", "bitcast", {{"x", K::Numeric}, {"dtype", K::Dtype}}, false, "Reinterprets the bits of x as dtype of the same width.", bitcast_result},
+      // Math.
+      {"", "exp", {{"x", K::Float}}, false, "e**x.", float_unary},
+      {"", "exp2", {{"x", K::Float}}, false, "2**x.", float_unary},
+      {"", "log", {{"x", K::Float}}, false, "Natural logarithm.", float_unary},
+      {"", "log2", {{"x", K::Float}}, false, "Base-2 logarithm.", float_unary},
+      {"", "sqrt", {{"x", K::Float}}, false, "Square root.", float_unary},
+      {"", "rsqrt", {{"x", K::Float}}, false, "1 / sqrt(x).", float_unary},
+      {"", "tanh", {{"x", K::Float}}, false, "Hyperbolic tangent.", float_unary},
+      {"", "fma", {{"a", K::Float}, {"b", K::Float}, {"c", K::Float}}, false, "a * b + c, rounded once.", fma_result},
+      // Memory.
+      {"", "make_shared", {{"shape", K::ConstShape}, {"dtype", K::Dtype}, {"layout", K::LayoutLike, true}}, false, "A shared-memory array of the block, optionally with a (swizzled) layout.", make_shared_result},
+      {"", "make_local", {{"shape", K::ConstShape}, {"dtype", K::Dtype}}, false, "A register array of this thread.", make_local_result},
+      {"", "full", {{"shape", K::ConstShape}, {"value", K::Numeric}, {"dtype", K::Dtype}}, false, "A register array filled with value.", full_result},
+      {"", "Tensor", {{"shape", K::Shape}, {"strides_or_dtype", K::Any}, {"dtype", K::Any, true}}, false, "A tensor type: Tensor(shape, dtype) or Tensor(shape, strides, dtype).", tensor_spec_result},
+      {"", "view", {{"t", K::Tensor}, {"as", K::TensorSpec}}, false, "Reinterprets the bytes of t as another tensor type; never copies.", view_result},
+      {"", "subview", {{"t", K::Tensor}, {"offsets", K::IntTuple}, {"sizes", K::Shape}, {"strides", K::IntTuple, true}}, false, "A rectangular part of t; never copies.", subview_result},
+      {"", "make_layout", {{"shape", K::Shape}, {"stride", K::Shape}}, false, "A CuTe layout shape:stride.", make_layout_result},
+      {"", "Swizzle", {{"bits", K::IntConst}, {"base", K::IntConst}, {"shift", K::IntConst}}, false, "CuTe Swizzle<B, M, S>: xors bits [M+S, M+S+B) into [M, M+B) of an offset.", swizzle_result},
+      {"", "compose", {{"swizzle", K::LayoutLike}, {"layout", K::LayoutLike}}, false, "The composition swizzle ∘ layout.", compose_result},
+      // Synchronization and communication.
+      {"", "syncthreads", {}, false, "Barrier for all threads of the block; orders shared-memory accesses.", void_result},
+      {"", "shuffle", {{"x", K::Numeric}, {"lane", K::Integer}}, false, "x of the given lane of this warp.", shuffle_result},
+      {"", "shuffle_xor", {{"x", K::Numeric}, {"mask", K::Integer}}, false, "x of lane (lane_id() ^ mask).", shuffle_result},
+      {"", "shuffle_up", {{"x", K::Numeric}, {"delta", K::Integer}}, false, "x of lane (lane_id() - delta).", shuffle_result},
+      {"", "shuffle_down", {{"x", K::Numeric}, {"delta", K::Integer}}, false, "x of lane (lane_id() + delta).", shuffle_result},
+      {"", "async_commit", {}, false, "Closes the current group of asynchronous copies.", void_result},
+      {"", "async_wait", {{"n", K::IntConst}}, false, "Waits until at most n groups of asynchronous copies are pending.", async_wait_result},
+      // Tags and assertions (no code is generated for them).
+      {"", "tag", {{"t", K::Tensor}, {"fields", K::TagFunction}}, false, "Tags every element of t: tag(T, (\"m\", \"k\")) or tag(T, lambda i, j: {...}).", tag_result},
+      {"", "assert_tag", {{"x", K::Any}, {"record", K::TagRecord}}, false, "Proves that x's tag has these field values for every thread and iteration.", void_result},
+      {"", "assert_tag_eq", {{"x", K::Any}, {"y", K::Any}, {"fields", K::Fields, true}}, false, "Proves that x and y agree on the fields (all common fields when omitted).", void_result},
+      {"", "reset_tags", {{"t", K::Tensor}}, false, "Forgets the tags of t.", void_result},
+      {"", "assert_covered", {{"t", K::Tensor}}, false, "Proves that every element of t is written exactly once.", void_result},
+      {"", "assume", {{"condition", K::Condition}}, true, "Preconditions: facts for the checker, checked by the host launcher.", assume_result, true},
+      // nvvm (sm90).
+      {"nvvm", "mma_m16n8k16_bf16_f32", {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 8)}, {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: returns a·b + c.", f32_fragment<4>},
+      {"nvvm", "mma_m16n8k16_f16_f32", {{"a", K::Tensor, false, fragment(ScalarKind::F16, 8)}, {"b", K::Tensor, false, fragment(ScalarKind::F16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: returns a·b + c.", f32_fragment<4>},
+  };
+  const TensorReq row16{MemorySpace::Shared, std::nullopt, 0, 16, true};
+  t.push_back({"nvvm", "ldmatrix_x1", {{"src", K::Tensor, false, row16}}, false, "ldmatrix.sync.aligned.m8n8.x1.shared.b16: src is this lane's 16-byte row.", ldmatrix_result<2>});
+  t.push_back({"nvvm", "ldmatrix_x2", {{"src", K::Tensor, false, row16}}, false, "ldmatrix.sync.aligned.m8n8.x2.shared.b16: src is this lane's 16-byte row.", ldmatrix_result<4>});
+  t.push_back({"nvvm", "ldmatrix_x4", {{"src", K::Tensor, false, row16}}, false, "ldmatrix.sync.aligned.m8n8.x4.shared.b16: src is this lane's 16-byte row.", ldmatrix_result<8>});
+  t.push_back({"nvvm", "ldmatrix_x1_trans", {{"src", K::Tensor, false, row16}}, false, "ldmatrix .x1 .trans: transposed 8x8 b16 matrices.", ldmatrix_result<2>});
+  t.push_back({"nvvm", "ldmatrix_x2_trans", {{"src", K::Tensor, false, row16}}, false, "ldmatrix .x2 .trans: transposed 8x8 b16 matrices.", ldmatrix_result<4>});
+  t.push_back({"nvvm", "ldmatrix_x4_trans", {{"src", K::Tensor, false, row16}}, false, "ldmatrix .x4 .trans: transposed 8x8 b16 matrices.", ldmatrix_result<8>});
+  for (int64_t bytes : {4, 8, 16}) {
+    static const char *names[] = {"cp_async_4", "cp_async_8", "cp_async_16"};
+    const size_t index = bytes == 4 ? 0 : bytes == 8 ? 1 : 2;
+    t.push_back({"nvvm", names[index],
+                 {{"dst", K::Place, false, bytes_in(MemorySpace::Shared, bytes)},
+                  {"src", K::Place, false, bytes_in(MemorySpace::Global, bytes)}},
+                 false, "cp.async.ca.shared.global: copies bytes from global to shared memory asynchronously.",
+                 void_result});
+  }
+  // amdgpu (gfx942).
+  t.push_back({"amdgpu", "mfma_f32_32x32x8_bf16", {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 16)}}, false, "v_mfma_f32_32x32x8_bf16 (bf16_1k): returns a·b + c for a 32x32x8 block of a wavefront.", f32_fragment<16>});
+  t.push_back({"amdgpu", "mfma_f32_16x16x16_bf16", {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "v_mfma_f32_16x16x16_bf16 (bf16_1k): returns a·b + c for a 16x16x16 block of a wavefront.", f32_fragment<4>});
+  t.push_back({"amdgpu", "mfma_f32_16x16x32_fp8", {{"a", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)}, {"b", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "v_mfma_f32_16x16x32_fp8_fp8: returns a·b + c for a 16x16x32 block of a wavefront.", f32_fragment<4>});
+  t.push_back({"amdgpu", "raw_buffer_load_x1", {{"src", K::Place, false, bytes_in(MemorySpace::Global, 4)}}, false, "buffer_load_dword: 4 bytes from global memory.", place_value});
+  t.push_back({"amdgpu", "raw_buffer_load_x2", {{"src", K::Place, false, bytes_in(MemorySpace::Global, 8)}}, false, "buffer_load_dwordx2: 8 bytes from global memory.", place_value});
+  t.push_back({"amdgpu", "raw_buffer_load_x4", {{"src", K::Place, false, bytes_in(MemorySpace::Global, 16)}}, false, "buffer_load_dwordx4: 16 bytes from global memory.", place_value});
+  t.push_back({"amdgpu", "ds_read_b128", {{"src", K::Place, false, bytes_in(MemorySpace::Shared, 16)}}, false, "ds_read_b128: 16 bytes from LDS.", place_value});
+  t.push_back({"amdgpu", "s_waitcnt", {{"vmcnt", K::IntConst, true}, {"lgkmcnt", K::IntConst, true}}, false, "s_waitcnt: waits until at most vmcnt vector-memory and lgkmcnt LDS/scalar operations are outstanding.", ranged_constants<0, 63>});
+  t.push_back({"amdgpu", "sched_group_barrier", {{"mask", K::IntConst}, {"size", K::IntConst}, {"syncid", K::IntConst}}, false, "__builtin_amdgcn_sched_group_barrier: an instruction-scheduling group.", ranged_constants<0, 1 << 20>});
+  t.push_back({"amdgpu", "s_setprio", {{"priority", K::IntConst}}, false, "s_setprio: wave priority 0..3.", ranged_constants<0, 3>});
+  return t;
+}
+
+const std::vector<BuiltinSpec> &table() {
+  static const std::vector<BuiltinSpec> builtins = make_table();
+  return builtins;
+}
+
+} // namespace
+
+const BuiltinSpec *find_builtin(std::string_view name) { return find_intrinsic("", name); }
+
+const BuiltinSpec *find_intrinsic(std::string_view ns, std::string_view name) {
+  for (const BuiltinSpec &spec : table()) {
+    if (spec.ns == ns && spec.name == name)
+      return &spec;
+  }
+  return nullptr;
+}
+
+std::span<const BuiltinSpec> all_builtins() { return table(); }
+
+} // namespace argus::sema
