@@ -235,6 +235,9 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
   }
   case ExprKind::Error:
     return;
+  case ExprKind::Attribute:
+    check_expr(target); // reports that attributes are not values
+    return;
   default:
     check_expr(target);
     error(codes::kNotAssignable, target.range,

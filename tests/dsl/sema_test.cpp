@@ -1,0 +1,260 @@
+// Semantic analysis: names, types, shapes, calls, kernel decorators.
+#include "argus/dsl/frontend.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace argus {
+namespace {
+
+struct Found {
+  uint32_t line; // 1-based
+  std::string code;
+  std::string message;
+};
+
+std::vector<Found> diagnose(const std::string &text) {
+  CheckedFile file = check_source("test.argus", text);
+  std::vector<Found> found;
+  for (const Diagnostic &d : file.diagnostics)
+    found.push_back({d.range.begin.line + 1, d.code, d.message});
+  return found;
+}
+
+std::string dump(const std::vector<Found> &found) {
+  std::string out;
+  for (const Found &f : found)
+    out += std::to_string(f.line) + ": " + f.code + " " + f.message + "\n";
+  return out;
+}
+
+// A kernel header with the usual GEMM parameters; `body` is indented by the caller.
+std::string kernel(const std::string &body, const std::string &extra_params = "") {
+  return "BM = 64\n"
+         "@kernel(grid=(cdiv(N, BM), cdiv(M, BM)), block=256)\n"
+         "def k(A: Tensor((M, K), bf16), C: Tensor((M, N), f32), M: i32, N: i32, K: i32" +
+         extra_params + "):\n" + body;
+}
+
+TEST(Sema, CleanKernelHasNoDiagnostics) {
+  const auto found = diagnose(kernel("    i = thread_id(0)\n"
+                                     "    a = A[i, 0]\n"
+                                     "    C[i, 0] = f32(a) * 2.0\n"));
+  EXPECT_TRUE(found.empty()) << dump(found);
+}
+
+TEST(Sema, TypesAndShapesAreRecorded) {
+  CheckedFile file = check_source("t.argus", kernel("    s = make_shared((2, BM, 32), bf16)\n"
+                                                    "    t = s[1]\n"
+                                                    "    x = A[0, 0]\n"
+                                                    "    C[0, 0] = f32(x) + f32(t[0, 0])\n"));
+  ASSERT_FALSE(file.has_errors());
+  const sema::FunctionInfo *info = file.sema->function_info("k");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->shared_bytes, 2 * 64 * 32 * 2);
+  EXPECT_EQ(info->block, (std::vector<int64_t>{256, 1, 1}));
+  ASSERT_EQ(info->grid.size(), 2u);
+  // The tensor parameter's shape names the scalar parameters symbolically.
+  EXPECT_EQ(info->params[0]->type.str(), "global Tensor((M, K), bf16)");
+  const ast::Stmt &second = *file.module.functions[0].body[1];
+  const sema::Type *t = file.sema->type_of(*second.value);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->str(), "shared Tensor((64, 32), bf16)");
+}
+
+TEST(Sema, UndefinedNameAndUseBeforeAssignment) {
+  const auto found = diagnose(kernel("    y = x + 1\n"
+                                     "    x = 2\n"
+                                     "    C[0, 0] = f32(undefined_thing + y + x)\n"));
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0301");
+  EXPECT_EQ(found[0].line, 4u);
+  EXPECT_NE(found[0].message.find("before it is assigned"), std::string::npos);
+  EXPECT_EQ(found[1].code, "E0301");
+  EXPECT_EQ(found[1].line, 6u);
+}
+
+TEST(Sema, MixedFloatDtypesNeedExplicitConversion) {
+  const auto found = diagnose(kernel("    C[0, 0] = A[0, 0] * C[0, 1]\n"));
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0401");
+  EXPECT_NE(found[0].message.find("bf16 and f32"), std::string::npos);
+}
+
+TEST(Sema, IndexCountAndConstantBounds) {
+  const auto found = diagnose(kernel("    s = make_shared((4, 8), f32)\n"
+                                     "    s[0, 0] = 1.0\n"
+                                     "    C[0, 0] = s[4, 0] + s[0, 0, 0]\n"));
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0404");
+  EXPECT_EQ(found[1].code, "E0405");
+}
+
+TEST(Sema, UnknownPolicyListsTheKnownOnes) {
+  const auto found = diagnose("@kernel(grid=1, block=32, unroll_everything=True)\n"
+                              "def k(A: Tensor((32,), f32)):\n"
+                              "    A[thread_id()] = 0.0\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0701");
+  EXPECT_NE(found[0].message.find("launch_bounds, min_blocks_per_sm, waves_per_eu"),
+            std::string::npos);
+}
+
+TEST(Sema, BlockSizeIsLimited) {
+  const auto found = diagnose("@kernel(grid=1, block=(64, 32))\n"
+                              "def k(A: Tensor((32,), f32)):\n"
+                              "    A[0] = 0.0\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0702");
+  EXPECT_NE(found[0].message.find("2048"), std::string::npos);
+}
+
+TEST(Sema, IntrinsicOperandShapesAreChecked) {
+  const auto found = diagnose("@kernel(grid=1, block=32)\n"
+                              "def k(C: Tensor((4,), f32)):\n"
+                              "    a = make_local((8,), bf16)\n"
+                              "    b = make_local((8,), bf16)\n"
+                              "    c = full((4,), 0.0, f32)\n"
+                              "    c = nvvm.mma_m16n8k16_bf16_f32(a, b, c)\n"
+                              "    C[0] = c[0]\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0603");
+  EXPECT_NE(found[0].message.find("local (4,) bf16 fragment"), std::string::npos);
+}
+
+TEST(Sema, UnknownIntrinsicListsKnownOnes) {
+  const auto found = diagnose("@kernel(grid=1, block=32)\n"
+                              "def k(C: Tensor((4,), f32)):\n"
+                              "    nvvm.mma_m16n8k8_bf16(C)\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0601");
+  EXPECT_NE(found[0].message.find("mma_m16n8k16_bf16_f32"), std::string::npos);
+}
+
+TEST(Sema, MixedTargetsInOneKernel) {
+  const auto found = diagnose("@kernel(grid=1, block=64)\n"
+                              "def k(C: Tensor((4,), f32)):\n"
+                              "    nvvm.cp_async_4(make_shared((4,), f32)[0], C[0])\n"
+                              "    amdgpu.s_setprio(1)\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0705");
+  CheckedFile file = check_source("t.argus", "@kernel(grid=1, block=64)\n"
+                                             "def k(C: Tensor((4,), f32)):\n"
+                                             "    amdgpu.s_setprio(1)\n");
+  EXPECT_EQ(file.sema->functions[0].target, sema::Target::Gfx942);
+}
+
+TEST(Sema, ConstantFoldingAndLetConstants) {
+  CheckedFile file = check_source("t.argus", "BM = 64\nHALF = BM // 2 + cdiv(7, 2) - max(1, 2)\n"
+                                             "@kernel(grid=1, block=HALF)\n"
+                                             "def k(C: Tensor((4,), f32)):\n"
+                                             "    W = HALF * 2\n"
+                                             "    s = make_shared((W,), f32)\n"
+                                             "    s[0] = 0.0\n"
+                                             "    C[0] = s[0]\n");
+  ASSERT_FALSE(file.has_errors()) << file.diagnostics[0].message;
+  EXPECT_EQ(file.sema->functions[0].block[0], 32 + 4 - 2);
+  EXPECT_EQ(file.sema->functions[0].shared_bytes, 68 * 4);
+}
+
+TEST(Sema, DivisionByZeroInConstants) {
+  const auto found = diagnose("X = 4 // 0\n@kernel(grid=1, block=32)\ndef k(C: Tensor((4,), f32)):\n"
+                              "    C[0] = 0.0\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0502");
+}
+
+TEST(Sema, RecursionIsReported) {
+  const auto found = diagnose("@device\ndef f(x: i32) -> i32:\n    return g(x)\n"
+                              "@device\ndef g(x: i32) -> i32:\n    return f(x - 1)\n"
+                              "@kernel(grid=1, block=32)\ndef k(C: Tensor((4,), i32)):\n"
+                              "    C[0] = f(1)\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0205");
+}
+
+TEST(Sema, DeviceCallArguments) {
+  const auto found = diagnose("@device\ndef sq(x: f32) -> f32:\n    return x * x\n"
+                              "@kernel(grid=1, block=32)\ndef k(C: Tensor((4,), f32)):\n"
+                              "    C[0] = sq(1.0, 2.0)\n"
+                              "    C[1] = sq(C)\n");
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0602");
+  EXPECT_EQ(found[1].code, "E0603");
+}
+
+TEST(Sema, BenchChecksSizesAndReference) {
+  const auto found = diagnose("@bench(M=128, Q=3, reference=nothing)\n"
+                              "@kernel(grid=1, block=32)\n"
+                              "def k(C: Tensor((M, N), f32), M: i32, N: i32):\n"
+                              "    C[0, 0] = 0.0\n");
+  std::vector<std::string> codes;
+  for (const Found &f : found)
+    codes.push_back(f.code);
+  EXPECT_EQ(codes, (std::vector<std::string>{"E0704", "E0704", "E0704"})) << dump(found);
+}
+
+TEST(Sema, AssumeOnlyInKernelsAndRecorded) {
+  CheckedFile file = check_source("t.argus", "@kernel(grid=1, block=32)\n"
+                                             "def k(C: Tensor((M,), f32), M: i32):\n"
+                                             "    assume(M % 32 == 0, M > 0)\n"
+                                             "    C[0] = 0.0\n");
+  ASSERT_FALSE(file.has_errors());
+  EXPECT_EQ(file.sema->functions[0].assumptions.size(), 2u);
+  const auto found = diagnose("@device\ndef f(x: i32) -> i32:\n    assume(x > 0)\n    return x\n"
+                              "@kernel(grid=1, block=32)\ndef k(C: Tensor((4,), i32)):\n"
+                              "    C[0] = f(1)\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0708");
+}
+
+TEST(Sema, TagArityMatchesRank) {
+  const auto found = diagnose(kernel("    tag(A, (\"m\", \"k\"))\n"
+                                     "    tag(C, (\"m\",))\n"
+                                     "    tag(C, lambda r, c: {\"m\": r, \"n\": c + thread_id()})\n"
+                                     "    assert_tag(A[0, 0], {\"m\": 0, \"k\": 0})\n"
+                                     "    C[0, 0] = 0.0\n"));
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0503");
+  EXPECT_EQ(found[0].line, 5u);
+}
+
+TEST(Sema, ViewsAndVectorAccess) {
+  const auto found = diagnose(kernel("    v = view(A, Tensor((M, K // 8, 8), bf16))\n"
+                                     "    s = make_shared((BM, 4, 8), bf16)\n"
+                                     "    s[0, 0] = v[0, 0]\n"
+                                     "    nvvm.cp_async_16(s[1, 1], v[1, 1])\n"
+                                     "    nvvm.cp_async_8(s[1, 1], v[1, 1])\n"
+                                     "    C[0, 0] = f32(s[0, 0, 0])\n"));
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0603"); // 16-byte views given to an 8-byte copy
+  EXPECT_EQ(found[0].line, 8u);
+}
+
+TEST(Sema, TooManyParameters) {
+  std::string params;
+  for (int i = 0; i < 300; ++i)
+    params += (i ? ", " : "") + std::string("p") + std::to_string(i) + ": i32";
+  const auto found = diagnose("@kernel(grid=1, block=32)\ndef k(" + params + "):\n    pass\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0706");
+}
+
+TEST(Sema, IndependentErrorsAreAllReported) {
+  const auto found = diagnose(kernel("    a = nope1\n"
+                                     "    b = A[0, 0] + C[0, 0]\n"
+                                     "    c = make_local((M,), f32)\n"
+                                     "    d = thread_id(0) / 2\n"
+                                     "    C[0, 0] = bogus(a, b, c, d)\n"));
+  std::vector<std::string> codes;
+  for (const Found &f : found)
+    codes.push_back(f.code);
+  EXPECT_EQ(codes, (std::vector<std::string>{"E0301", "E0401", "E0501", "E0402", "E0601"}))
+      << dump(found);
+}
+
+} // namespace
+} // namespace argus
