@@ -92,6 +92,15 @@ bool compare(ast::CompareOp op, int64_t a, int64_t b) {
   return false;
 }
 
+// The conversion to suggest when two float types meet: to the wider one.
+std::string wider_float(const Type &a, const Type &b) {
+  if (!is_float(a.scalar))
+    return b.str();
+  if (!is_float(b.scalar))
+    return a.str();
+  return bit_width(a.scalar) >= bit_width(b.scalar) ? a.str() : b.str();
+}
+
 bool is_integer_only(BinaryOp op) {
   switch (op) {
   case BinaryOp::Shl:
@@ -303,8 +312,7 @@ std::optional<Type> Analyzer::unify_numeric(const Expr &where, const Type &a, co
   }
   Diagnostic &d = error(codes::kTypeMismatch, where.range,
                         std::string("operator '") + op + "' mixes " + a.str() + " and " + b.str() +
-                            "; convert one explicitly, e.g. " + (is_float(a.scalar) ? a.str() : b.str()) +
-                            "(x)");
+                            "; convert one explicitly, e.g. " + wider_float(a, b) + "(x)");
   d.data = {{"left", a.str()}, {"right", b.str()}};
   return std::nullopt;
 }
