@@ -166,9 +166,13 @@ Type Analyzer::check_expr(const Expr &expr) {
     return check_subscript(expr);
   case ExprKind::Tuple: {
     std::vector<Type> elements;
-    for (const auto &element : expr.operands)
+    bool known = true;
+    for (const auto &element : expr.operands) {
       elements.push_back(check_expr(*element));
-    return record(expr, Type::tuple_of(std::move(elements)));
+      known = known && !elements.back().is_unknown();
+    }
+    // A tuple with a broken element is itself unknown, so nothing derived is reported.
+    return record(expr, known ? Type::tuple_of(std::move(elements)) : Type::unknown());
   }
   case ExprKind::Dict:
     for (const auto &operand : expr.operands)

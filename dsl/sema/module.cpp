@@ -483,16 +483,19 @@ void Analyzer::analyze_body(FunctionInfo &info) {
 
 void Analyzer::check_recursion_and_targets() {
   // Recursion: device functions are inlined, so any cycle in the call graph is an error.
-  std::set<std::pair<uint32_t, uint32_t>> reported;
+  std::set<const ast::Function *> in_reported_cycle; // one report per cycle
   for (FunctionInfo &info : result_.functions) {
+    if (in_reported_cycle.count(info.function))
+      continue;
     std::vector<const ast::Function *> stack;
     std::set<const ast::Function *> done;
     std::function<void(const ast::Function *)> visit = [&](const ast::Function *f) {
       stack.push_back(f);
       for (const auto &[callee, site] : scopes_[f].calls) {
         if (callee == info.function) {
-          if (!reported.insert({site.begin.line, site.begin.column}).second)
+          if (in_reported_cycle.count(info.function))
             continue;
+          in_reported_cycle.insert(stack.begin(), stack.end());
           std::string path;
           for (const ast::Function *s : stack)
             path += s->name + " → ";
