@@ -1,5 +1,5 @@
 // `argus layout [--table] [--format=text|json] EXPR`
-#include "layout_command.h"
+#include "argus/cli/layout_command.h"
 
 #include "argus/layout/layout_expr.h"
 

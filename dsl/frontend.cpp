@@ -3,6 +3,7 @@
 #include "argus/dsl/codes.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,10 @@ std::variant<std::string, ReadError> read_source_file(const std::string &path) {
     return ReadError{"is a directory, not a file"};
   if (!std::filesystem::is_regular_file(status))
     return ReadError{"is not a regular file"};
+  // Far past any limit check_source applies: refuse before reading it into memory.
+  constexpr std::uintmax_t kMaxReadBytes = 256u << 20;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxReadBytes)
+    return ReadError{"is too large to read (" + std::to_string(size) + " bytes)"};
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return ReadError{"cannot be opened for reading"};

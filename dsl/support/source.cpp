@@ -46,7 +46,8 @@ uint32_t SourceFile::column_in(Position pos, ColumnUnit unit) const {
   uint32_t count = 0;
   for (size_t i = 0; i < limit;) {
     const auto lead = static_cast<unsigned char>(text[i]);
-    const size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    // Invalid lead bytes (continuations, 0xF8..0xFF) count as one unit each.
+    const size_t length = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF8 ? 4 : 1;
     // Code points above the BMP take two UTF-16 code units.
     count += (unit == ColumnUnit::Utf16CodeUnits && length == 4) ? 2 : 1;
     i += length;

@@ -1,5 +1,5 @@
 // `argus layout` as a function: arguments in, streams and exit status out.
-#include "layout_command.h"
+#include "argus/cli/layout_command.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

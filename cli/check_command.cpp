@@ -1,0 +1,201 @@
+// `argus check [options] FILE...`
+#include "argus/cli/check_command.h"
+
+#include "argus/cli/diagnostic_json.h"
+#include "argus/cli/diagnostic_text.h"
+#include "argus/cli/options.h"
+#include "argus/dsl/codes.h"
+#include "argus/dsl/frontend.h"
+
+#include <nlohmann/json.hpp>
+
+#include <variant>
+#include <vector>
+
+namespace argus::cli {
+
+const std::string_view kCheckSummary = "Check .argus files and print their diagnostics";
+
+const std::string_view kCheckHelp = R"(Usage: argus check [options] FILE...
+
+Runs the Argus front end on each FILE (syntax, the Argus subset, names, types,
+shapes, kernel declarations) and prints its diagnostics. Writes no files.
+
+Options:
+  --format=text|json       text (default): clang-style, `file:line:col: error: ...`
+                           with the source line and a caret under the range.
+                           json: one JSON document on stdout, {"positionEncoding",
+                           "files": [{"path", "uri", "diagnostics": [LSP Diagnostic]}]};
+                           a file that cannot be read gets an "error" field.
+  --position-encoding=utf-16|utf-8|utf-32
+                           The unit of `character` in json ranges (default utf-16,
+                           as in LSP). Text output always prints 1-based byte columns.
+  --color=auto|always|never
+                           Colors in text output. auto (default): only when stdout
+                           is a terminal and NO_COLOR is not set.
+  --max-file-size=BYTES    Refuse larger files with E0003 (default 4M; K, M and G
+                           suffixes are binary).
+  --list-codes             Print every diagnostic code with its title, then exit.
+  -h, --help               Print this help, then exit.
+
+Exit status:
+  0  no error diagnostics (warnings allowed)
+  1  at least one error diagnostic
+  2  a usage error, or a FILE could not be read (missing, a directory, unreadable)
+
+Every code is explained in docs/diagnostics.md.
+)";
+
+static_assert(FrontendOptions{}.max_file_bytes == 4u << 20, "update --max-file-size in the help");
+
+namespace {
+
+enum class Format { Text, Json };
+enum class ColorMode { Auto, Always, Never };
+
+struct CheckOptions {
+  Format format = Format::Text;
+  ColumnUnit position_encoding = ColumnUnit::Utf16CodeUnits;
+  ColorMode color = ColorMode::Auto;
+  FrontendOptions frontend;
+  std::vector<std::string> files;
+  bool help = false;
+  bool list_codes = false;
+};
+
+constexpr OptionSpec kOptionSpecs[] = {
+    {"--format", true},      {"--position-encoding", true},
+    {"--color", true},       {"--max-file-size", true},
+    {"--list-codes", false}, {"--help", false},
+    {"-h", false},
+};
+
+std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::string> args) {
+  auto parsed = parse_options(args, kOptionSpecs);
+  if (auto *error = std::get_if<UsageError>(&parsed))
+    return *error;
+  const ParsedOptions &options = std::get<ParsedOptions>(parsed);
+
+  CheckOptions result;
+  result.help = options.has("--help") || options.has("-h");
+  result.list_codes = options.has("--list-codes");
+  result.files = options.positional;
+  if (const std::string *format = options.last("--format")) {
+    if (*format == "text")
+      result.format = Format::Text;
+    else if (*format == "json")
+      result.format = Format::Json;
+    else
+      return UsageError{"invalid --format '" + *format + "' (expected text or json)"};
+  }
+  if (const std::string *encoding = options.last("--position-encoding")) {
+    const auto unit = parse_position_encoding(*encoding);
+    if (!unit) {
+      return UsageError{"invalid --position-encoding '" + *encoding +
+                        "' (expected utf-16, utf-8 or utf-32)"};
+    }
+    result.position_encoding = *unit;
+  }
+  if (const std::string *color = options.last("--color")) {
+    if (*color == "auto")
+      result.color = ColorMode::Auto;
+    else if (*color == "always")
+      result.color = ColorMode::Always;
+    else if (*color == "never")
+      result.color = ColorMode::Never;
+    else
+      return UsageError{"invalid --color '" + *color + "' (expected auto, always or never)"};
+  }
+  if (const std::string *size = options.last("--max-file-size")) {
+    const auto bytes = parse_byte_count(*size);
+    if (!bytes || *bytes == 0 || *bytes > SIZE_MAX) {
+      return UsageError{"invalid --max-file-size '" + *size +
+                        "' (expected a positive byte count such as 4194304 or 4M)"};
+    }
+    result.frontend.max_file_bytes = static_cast<size_t>(*bytes);
+  }
+  if (!result.help && !result.list_codes && result.files.empty())
+    return UsageError{"no input files"};
+  return result;
+}
+
+bool use_color(ColorMode mode, const Environment &env) {
+  switch (mode) {
+  case ColorMode::Always:
+    return true;
+  case ColorMode::Never:
+    return false;
+  case ColorMode::Auto:
+    return env.out_is_terminal && !env.no_color;
+  }
+  return false;
+}
+
+void print_codes(std::ostream &out) {
+  for (const codes::CodeInfo &info : codes::all_codes())
+    out << info.code << "  " << info.title << '\n';
+}
+
+} // namespace
+
+int run_check(std::span<const std::string> args, Environment &env) {
+  auto parsed = parse_check_options(args);
+  if (const auto *error = std::get_if<UsageError>(&parsed)) {
+    env.err << "argus: error: " << error->message << " (see 'argus help check')\n";
+    return kExitUsage;
+  }
+  const CheckOptions &options = std::get<CheckOptions>(parsed);
+  if (options.help) {
+    env.out << kCheckHelp;
+    return kExitOk;
+  }
+  if (options.list_codes) {
+    print_codes(env.out);
+    return kExitOk;
+  }
+
+  const TextOptions text_options{use_color(options.color, env)};
+  nlohmann::json json_files = nlohmann::json::array();
+  size_t errors = 0;
+  size_t warnings = 0;
+  bool unreadable = false;
+  for (const std::string &path : options.files) {
+    auto contents = read_source_file(path);
+    if (const auto *error = std::get_if<ReadError>(&contents)) {
+      env.err << "argus: error: " << path << ": " << error->message << '\n';
+      unreadable = true;
+      if (options.format == Format::Json)
+        json_files.push_back(unreadable_file_json(path, error->message));
+      continue;
+    }
+    const CheckedFile checked =
+        check_source(path, std::move(std::get<std::string>(contents)), options.frontend);
+    for (const Diagnostic &diagnostic : checked.diagnostics) {
+      errors += diagnostic.severity == Severity::Error;
+      warnings += diagnostic.severity == Severity::Warning;
+    }
+    if (options.format == Format::Json) {
+      json_files.push_back(
+          checked_file_json(*checked.source, checked.diagnostics, options.position_encoding));
+      continue;
+    }
+    for (const Diagnostic &diagnostic : checked.diagnostics)
+      write_diagnostic_text(env.out, *checked.source, diagnostic, text_options);
+  }
+
+  if (options.format == Format::Json) {
+    const nlohmann::json document = {
+        {"positionEncoding", position_encoding_name(options.position_encoding)},
+        {"files", std::move(json_files)}};
+    env.out << dump_json(document) << '\n';
+  } else if (const std::string summary = summary_line(errors, warnings); !summary.empty()) {
+    env.out.flush();
+    env.err << summary << '\n';
+  }
+  env.out.flush();
+  if (unreadable)
+    return kExitUsage;
+  return errors > 0 ? kExitErrors : kExitOk;
+}
+
+} // namespace argus::cli

@@ -1,0 +1,28 @@
+#include "argus/cli/check_command.h"
+#include "argus/cli/command.h"
+#include "argus/cli/layout_command.h"
+
+#include <algorithm>
+#include <array>
+
+namespace argus::cli {
+
+std::span<const Command> commands() {
+  // Later issues add compile, bench, lsp and agent here.
+  static const std::array kCommands = {
+      Command{"check", kCheckSummary, kCheckHelp, run_check},
+      Command{"layout", kLayoutSummary, kLayoutHelp, run_layout},
+  };
+  return kCommands;
+}
+
+const Command *find_command(std::string_view name) {
+  const auto all = commands();
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Command &c) { return c.name == name; });
+  return it == all.end() ? nullptr : &*it;
+}
+
+std::string_view version() { return ARGUS_VERSION; }
+
+} // namespace argus::cli

@@ -1,0 +1,103 @@
+#include "argus/cli/diagnostic_json.h"
+
+#include <filesystem>
+
+namespace argus::cli {
+
+std::optional<ColumnUnit> parse_position_encoding(std::string_view name) {
+  if (name == "utf-16")
+    return ColumnUnit::Utf16CodeUnits;
+  if (name == "utf-8")
+    return ColumnUnit::Utf8Bytes;
+  if (name == "utf-32")
+    return ColumnUnit::CodePoints;
+  return std::nullopt;
+}
+
+std::string_view position_encoding_name(ColumnUnit unit) {
+  switch (unit) {
+  case ColumnUnit::Utf16CodeUnits:
+    return "utf-16";
+  case ColumnUnit::Utf8Bytes:
+    return "utf-8";
+  case ColumnUnit::CodePoints:
+    return "utf-32";
+  }
+  return "utf-16";
+}
+
+std::string file_uri(std::string_view path) {
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(std::filesystem::path(path), ec);
+  const std::string full = ec ? std::string(path) : absolute.lexically_normal().string();
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file://";
+  if (full.empty() || full.front() != '/')
+    uri += '/';
+  for (const char c : full) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                            (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' ||
+                            c == '~' || c == '/';
+    if (unreserved) {
+      uri += c;
+    } else {
+      uri += '%';
+      uri += kHex[byte >> 4];
+      uri += kHex[byte & 0xF];
+    }
+  }
+  return uri;
+}
+
+nlohmann::json lsp_range(const SourceFile &source, Range range, ColumnUnit unit) {
+  const auto position = [&](Position pos) {
+    return nlohmann::json{{"line", pos.line}, {"character", source.column_in(pos, unit)}};
+  };
+  return nlohmann::json{{"start", position(range.begin)}, {"end", position(range.end)}};
+}
+
+nlohmann::json lsp_diagnostic(const SourceFile &source, const Diagnostic &diagnostic,
+                              const std::string &uri, ColumnUnit unit) {
+  nlohmann::json result = {
+      {"range", lsp_range(source, diagnostic.range, unit)},
+      {"severity", static_cast<int>(diagnostic.severity)},
+      {"code", diagnostic.code},
+      {"source", "argus"},
+      {"message", diagnostic.message},
+  };
+  if (!diagnostic.data.is_null())
+    result["data"] = diagnostic.data;
+  if (!diagnostic.related.empty()) {
+    nlohmann::json related = nlohmann::json::array();
+    for (const RelatedInformation &info : diagnostic.related) {
+      related.push_back(
+          {{"location", {{"uri", uri}, {"range", lsp_range(source, info.range, unit)}}},
+           {"message", info.message}});
+    }
+    result["relatedInformation"] = std::move(related);
+  }
+  return result;
+}
+
+nlohmann::json checked_file_json(const SourceFile &source,
+                                 const std::vector<Diagnostic> &diagnostics, ColumnUnit unit) {
+  const std::string uri = file_uri(source.path());
+  nlohmann::json list = nlohmann::json::array();
+  for (const Diagnostic &diagnostic : diagnostics)
+    list.push_back(lsp_diagnostic(source, diagnostic, uri, unit));
+  return nlohmann::json{{"path", source.path()}, {"uri", uri}, {"diagnostics", std::move(list)}};
+}
+
+nlohmann::json unreadable_file_json(const std::string &path, const std::string &error) {
+  return nlohmann::json{{"path", path},
+                        {"uri", file_uri(path)},
+                        {"error", error},
+                        {"diagnostics", nlohmann::json::array()}};
+}
+
+std::string dump_json(const nlohmann::json &value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace argus::cli
