@@ -1,3 +1,4 @@
+#include "argus/cli/bench_command.h"
 #include "argus/cli/check_command.h"
 #include "argus/cli/command.h"
 #include "argus/cli/layout_command.h"
@@ -12,6 +13,7 @@ std::span<const Command> commands() {
   static const std::array kCommands = {
       Command{"check", kCheckSummary, kCheckHelp, run_check},
       Command{"layout", kLayoutSummary, kLayoutHelp, run_layout},
+      Command{"bench", kBenchSummary, kBenchHelp, run_bench},
   };
   return kCommands;
 }

@@ -1,0 +1,576 @@
+// `argus bench [options] FILE [-- RUNNER-ARGS...]`
+#include "argus/cli/bench_command.h"
+
+#include "argus/cli/options.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+#include <variant>
+
+namespace argus::cli {
+
+const std::string_view kBenchSummary = "Compile a file and benchmark its kernels on a GPU";
+
+const std::string_view kBenchHelp = R"(Usage: argus bench [options] FILE [-- RUNNER-ARGS...]
+
+Compiles FILE into an artifact (argus compile), runs it through a runner
+command, checks each @bench kernel against its reference and prints a table:
+kernel, sizes, correct, error, median time, TFLOP/s or GB/s, % of peak.
+
+The runner command is a template run with /bin/sh -c:
+  {runner}    argus-runner next to the argus binary, or on PATH
+  {artifact}  the artifact directory (appended when the template lacks it)
+  {target}    the target (sm90)
+Words after `--` are passed to the runner (e.g. -- --iters 200 --kernel K
+--size M=1024,N=1024,K=1024). Examples of templates:
+  --runner '{runner} {artifact}'                         (the default)
+  --runner 'ssh gpu-host argus-runner {artifact}'        (the artifact must be
+                                                          visible there: --keep on a shared path)
+  --runner 'srun -p gpu argus-runner {artifact}'
+
+Options:
+  --runner TEMPLATE    The runner command template (default '{runner} {artifact}').
+  --target sm90        The compile target (default sm90).
+  --artifact DIR       Use an existing artifact instead of compiling FILE.
+  --keep DIR           Compile into DIR and keep it (default: a temporary
+                       directory, removed afterwards).
+  --timeout SECONDS    Kill the runner after this long (default 900).
+  --format=text|json   text (default): a table; json: the runner's JSON
+                       results on stdout (an array), or {"error", "stage"}.
+  -h, --help           Print this help, then exit.
+
+Exit status:
+  0  every kernel ran and was correct (or was refused where that was expected)
+  1  a kernel was wrong, the compile failed, or the runner failed, printed no
+     JSON, exited non-zero or timed out (the message says which)
+  2  a usage error
+)";
+
+namespace bench {
+
+std::string shell_quote(std::string_view word) {
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string expand_template(std::string_view tmpl, std::string_view runner,
+                            std::string_view artifact, std::string_view target,
+                            std::string_view extra) {
+  std::string out;
+  bool saw_artifact = false;
+  for (size_t i = 0; i < tmpl.size();) {
+    auto starts = [&](std::string_view key) { return tmpl.substr(i, key.size()) == key; };
+    if (starts("{runner}")) {
+      out += shell_quote(runner);
+      i += 8;
+    } else if (starts("{artifact}")) {
+      out += shell_quote(artifact);
+      saw_artifact = true;
+      i += 10;
+    } else if (starts("{target}")) {
+      out += shell_quote(target);
+      i += 8;
+    } else {
+      out += tmpl[i++];
+    }
+  }
+  if (!saw_artifact)
+    out += " " + shell_quote(artifact);
+  if (!extra.empty())
+    out += " " + std::string(extra);
+  return out;
+}
+
+ShellResult run_shell(const std::string &command, std::chrono::milliseconds timeout) {
+  ShellResult result;
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0)
+    return result;
+  if (pipe(err_pipe) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return result;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      close(fd);
+    return result;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    const int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0)
+      dup2(null_fd, STDIN_FILENO);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      close(fd);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  setpgid(pid, pid); // also in the parent, so the group exists before a kill
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string *sinks[2] = {&result.out, &result.err};
+  int open_fds = 2;
+  char buffer[65536];
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR)
+      break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        if (sinks[i]->size() < (64u << 20)) // cap what a runaway runner can make us hold
+          sinks[i]->append(buffer, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  if (result.timed_out)
+    kill(-pid, SIGKILL);
+  for (const pollfd &p : fds)
+    if (p.fd >= 0)
+      close(p.fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (result.timed_out)
+    kill(-pid, SIGKILL); // anything of the group left behind
+  if (WIFEXITED(status))
+    result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result.signal = WTERMSIG(status);
+  return result;
+}
+
+} // namespace bench
+
+namespace {
+
+enum class Format { Text, Json };
+
+struct BenchOptions {
+  std::string file;
+  std::string runner_template = "{runner} {artifact}";
+  std::string target = "sm90";
+  std::string artifact; // --artifact
+  std::string keep;     // --keep
+  double timeout_s = 900;
+  Format format = Format::Text;
+  bool help = false;
+  std::vector<std::string> runner_args;
+};
+
+constexpr OptionSpec kOptionSpecs[] = {
+    {"--runner", true},  {"--target", true}, {"--artifact", true}, {"--keep", true},
+    {"--timeout", true}, {"--format", true}, {"--help", false},    {"-h", false},
+};
+
+std::variant<BenchOptions, UsageError> parse_bench_options(std::span<const std::string> all) {
+  BenchOptions result;
+  // Words after `--` go to the runner.
+  size_t split = all.size();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i] == "--") {
+      split = i;
+      break;
+    }
+  if (split < all.size())
+    result.runner_args.assign(all.begin() + static_cast<long>(split) + 1, all.end());
+  auto parsed = parse_options(all.subspan(0, split), kOptionSpecs);
+  if (auto *error = std::get_if<UsageError>(&parsed))
+    return *error;
+  const ParsedOptions &options = std::get<ParsedOptions>(parsed);
+  result.help = options.has("--help") || options.has("-h");
+  if (const std::string *v = options.last("--runner")) {
+    if (v->empty())
+      return UsageError{"--runner needs a command template"};
+    result.runner_template = *v;
+  }
+  if (const std::string *v = options.last("--target")) {
+    if (*v != "sm90" && *v != "gfx942")
+      return UsageError{"invalid --target '" + *v + "' (expected sm90 or gfx942)"};
+    result.target = *v;
+  }
+  if (const std::string *v = options.last("--artifact"))
+    result.artifact = *v;
+  if (const std::string *v = options.last("--keep"))
+    result.keep = *v;
+  if (const std::string *v = options.last("--timeout")) {
+    char *end = nullptr;
+    const double t = std::strtod(v->c_str(), &end);
+    if (v->empty() || end != v->c_str() + v->size() || !(t > 0) || t > 7 * 24 * 3600)
+      return UsageError{"invalid --timeout '" + *v + "' (expected seconds > 0)"};
+    result.timeout_s = t;
+  }
+  if (const std::string *v = options.last("--format")) {
+    if (*v == "text")
+      result.format = Format::Text;
+    else if (*v == "json")
+      result.format = Format::Json;
+    else
+      return UsageError{"invalid --format '" + *v + "' (expected text or json)"};
+  }
+  if (result.help)
+    return result;
+  if (options.positional.size() > 1)
+    return UsageError{"argus bench takes one FILE"};
+  if (!options.positional.empty())
+    result.file = options.positional[0];
+  if (result.file.empty() && result.artifact.empty())
+    return UsageError{"no input file (or --artifact DIR)"};
+  if (!result.file.empty() && !result.artifact.empty())
+    return UsageError{"give FILE or --artifact, not both"};
+  if (!result.keep.empty() && !result.artifact.empty())
+    return UsageError{"--keep applies to a compiled FILE, not to --artifact"};
+  return result;
+}
+
+std::string self_path() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+bool is_executable(const std::filesystem::path &p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+// argus-runner next to this binary, else the first on PATH, else the bare name.
+std::string find_runner() {
+  const std::string self = self_path();
+  if (!self.empty()) {
+    const auto candidate = std::filesystem::path(self).parent_path() / "argus-runner";
+    if (is_executable(candidate))
+      return candidate.string();
+  }
+  if (const char *path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      const auto candidate = std::filesystem::path(dir.empty() ? "." : dir) / "argus-runner";
+      if (is_executable(candidate))
+        return candidate.string();
+    }
+  }
+  return "argus-runner";
+}
+
+std::string tail(const std::string &text, size_t max_chars) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+    t.pop_back();
+  return t.size() > max_chars ? "..." + t.substr(t.size() - max_chars) : t;
+}
+
+// A failure: a message on stderr (text) or {"error", "stage"} on stdout (json).
+int report_failure(Environment &env, const BenchOptions &options, std::string_view stage,
+                   const std::string &message, const std::string &detail = {}) {
+  if (options.format == Format::Json) {
+    nlohmann::ordered_json j = {{"error", message}, {"stage", stage}};
+    if (!detail.empty())
+      j["detail"] = detail;
+    env.out << j.dump() << '\n';
+  } else {
+    env.err << "argus bench: error (" << stage << "): " << message << '\n';
+    if (!detail.empty())
+      env.err << detail << '\n';
+  }
+  return kExitErrors;
+}
+
+// Parses the runner's stdout: the whole text, else from the first line that
+// starts a JSON object or array (a login banner may come first).
+std::optional<nlohmann::ordered_json> parse_runner_output(const std::string &out) {
+  auto attempt = [](std::string_view text) -> std::optional<nlohmann::ordered_json> {
+    auto j = nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr, false);
+    if (j.is_discarded() || !(j.is_object() || j.is_array()))
+      return std::nullopt;
+    return j;
+  };
+  if (auto j = attempt(out))
+    return j;
+  for (size_t pos = 0; pos < out.size();) {
+    const size_t nl = out.find('\n', pos);
+    const size_t next = nl == std::string::npos ? out.size() : nl + 1;
+    if (nl != std::string::npos && next < out.size() && (out[next] == '{' || out[next] == '['))
+      if (auto j = attempt(std::string_view(out).substr(next)))
+        return j;
+    pos = next;
+  }
+  return std::nullopt;
+}
+
+std::string format_number(const nlohmann::ordered_json &v, int precision, bool scientific = false) {
+  if (!v.is_number())
+    return "-";
+  std::ostringstream s;
+  if (scientific)
+    s << std::scientific << std::setprecision(precision) << v.get<double>();
+  else
+    s << std::fixed << std::setprecision(precision) << v.get<double>();
+  return s.str();
+}
+
+std::string format_sizes(const nlohmann::ordered_json &sizes) {
+  std::string s;
+  if (!sizes.is_object())
+    return "-";
+  for (const auto &[name, value] : sizes.items()) {
+    if (!s.empty())
+      s += ' ';
+    s += name + "=" + (value.is_number() ? value.dump() : std::string("?"));
+  }
+  return s.empty() ? "-" : s;
+}
+
+// The table of results; returns whether every one passed.
+bool print_table(std::ostream &out, const std::vector<nlohmann::ordered_json> &results) {
+  std::vector<std::vector<std::string>> rows = {
+      {"kernel", "sizes", "correct", "error", "median ms", "rate", "% peak"}};
+  bool all_ok = true;
+  std::vector<std::string> notes;
+  for (const nlohmann::ordered_json &r : results) {
+    const std::string kernel = r.value("kernel", std::string("?"));
+    if (r.value("refused", false)) {
+      rows.push_back({kernel, format_sizes(r.value("sizes", nlohmann::ordered_json())), "refused",
+                      "-", "-", "-", "-"});
+      notes.push_back(kernel + ": refused: " + r.value("refusal", std::string()));
+      continue;
+    }
+    const bool correct = r.value("correct", false);
+    all_ok = all_ok && correct;
+    std::string rate = "-";
+    if (r.contains("tflops") && r["tflops"].is_number())
+      rate = format_number(r["tflops"], 1) + " TFLOP/s";
+    else if (r.contains("gbps") && r["gbps"].is_number())
+      rate = format_number(r["gbps"], 0) + " GB/s";
+    std::string peak = "-";
+    if (r.contains("peak_fraction") && r["peak_fraction"].is_number())
+      peak =
+          format_number(nlohmann::ordered_json(100.0 * r["peak_fraction"].get<double>()), 1) + "%";
+    rows.push_back({kernel, format_sizes(r.value("sizes", nlohmann::ordered_json())),
+                    correct ? "yes" : "NO",
+                    format_number(r.value("error", nlohmann::ordered_json()), 2, true),
+                    format_number(r.value("median_ms", nlohmann::ordered_json()), 4), rate, peak});
+    if (!correct)
+      notes.push_back(kernel + ": " + r.value("why", std::string("incorrect")));
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto &row : rows)
+    for (size_t c = 0; c < row.size(); ++c)
+      widths[c] = std::max(widths[c], row[c].size());
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      std::string cell = row[c];
+      if (c + 1 < row.size())
+        cell.resize(widths[c] + 2, ' ');
+      line += cell;
+    }
+    out << line << '\n';
+  }
+  if (!results.empty()) {
+    const std::string device = results.front().value("device", std::string());
+    if (!device.empty())
+      out << "device: " << device << '\n';
+  }
+  for (const std::string &note : notes)
+    out << note << '\n';
+  return all_ok;
+}
+
+std::variant<std::string, int> compile_artifact(const BenchOptions &options, Environment &env,
+                                                std::string &temp_dir) {
+  std::string dir = options.keep;
+  if (dir.empty()) {
+    std::error_code ec;
+    std::string base = (std::filesystem::temp_directory_path(ec) / "argus-bench-XXXXXX").string();
+    std::vector<char> buf(base.begin(), base.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data()))
+      return report_failure(env, options, "compile",
+                            std::string("cannot create a temporary directory: ") +
+                                std::strerror(errno));
+    dir = temp_dir = buf.data();
+  }
+  const std::string self = self_path();
+  if (self.empty())
+    return report_failure(env, options, "compile", "cannot find the argus binary to compile with");
+  const std::string command = bench::shell_quote(self) + " compile " +
+                              bench::shell_quote(options.file) + " --target " +
+                              bench::shell_quote(options.target) + " -o " + bench::shell_quote(dir);
+  const bench::ShellResult r = bench::run_shell(command, std::chrono::minutes(10));
+  if (r.timed_out)
+    return report_failure(env, options, "compile", "argus compile did not finish within 600 s");
+  if (r.exit_code != 0) {
+    return report_failure(env, options, "compile",
+                          "argus compile failed (exit status " + std::to_string(r.exit_code) + ")",
+                          tail(r.err + r.out, 8000));
+  }
+  return dir;
+}
+
+} // namespace
+
+int run_bench(std::span<const std::string> args, Environment &env) {
+  auto parsed = parse_bench_options(args);
+  if (const auto *error = std::get_if<UsageError>(&parsed)) {
+    env.err << "argus: error: " << error->message << " (see 'argus help bench')\n";
+    return kExitUsage;
+  }
+  const BenchOptions &options = std::get<BenchOptions>(parsed);
+  if (options.help) {
+    env.out << kBenchHelp;
+    return kExitOk;
+  }
+
+  std::string temp_dir;
+  struct Cleanup {
+    std::string &dir;
+    ~Cleanup() {
+      if (!dir.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+      }
+    }
+  } cleanup{temp_dir};
+
+  std::string artifact = options.artifact;
+  if (artifact.empty()) {
+    auto compiled = compile_artifact(options, env, temp_dir);
+    if (const int *code = std::get_if<int>(&compiled))
+      return *code;
+    artifact = std::get<std::string>(compiled);
+  } else if (!std::filesystem::is_directory(artifact)) {
+    env.err << "argus: error: --artifact '" << artifact << "' is not a directory\n";
+    return kExitUsage;
+  }
+  {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(artifact, ec);
+    if (!ec)
+      artifact = absolute.string();
+  }
+
+  std::string extra;
+  for (const std::string &a : options.runner_args)
+    extra += (extra.empty() ? "" : " ") + bench::shell_quote(a);
+  const std::string command = bench::expand_template(options.runner_template, find_runner(),
+                                                     artifact, options.target, extra);
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
+  const bench::ShellResult r = bench::run_shell(command, timeout);
+
+  // The runner's stderr (build logs, warnings) goes to ours in text mode.
+  if (options.format == Format::Text && !r.err.empty())
+    env.err << r.err << (r.err.back() == '\n' ? "" : "\n");
+
+  std::ostringstream timeout_text;
+  timeout_text << options.timeout_s;
+  if (r.timed_out)
+    return report_failure(env, options, "timeout",
+                          "the runner did not finish within " + timeout_text.str() +
+                              " s and was killed: " + command);
+  if (r.exit_code < 0 && r.signal == 0)
+    return report_failure(env, options, "runner", "could not start /bin/sh for: " + command);
+  if (r.signal != 0)
+    return report_failure(env, options, "runner",
+                          "the runner was killed by signal " + std::to_string(r.signal) + ": " +
+                              command,
+                          tail(r.err, 4000));
+
+  const std::optional<nlohmann::ordered_json> output = parse_runner_output(r.out);
+  if (!output) {
+    std::string what =
+        r.out.empty() ? "printed nothing on stdout" : "printed no JSON result: " + tail(r.out, 300);
+    if (r.exit_code != 0)
+      what = "exited with status " + std::to_string(r.exit_code) + " and " + what;
+    return report_failure(env, options, "runner",
+                          "the runner " + what + " (command: " + command + ")",
+                          options.format == Format::Json ? tail(r.err, 4000) : std::string());
+  }
+  // An error object has a string "error" (a result's "error" is a number or null).
+  if (output->is_object() && output->contains("error") && (*output)["error"].is_string()) {
+    const nlohmann::ordered_json &e = *output;
+    if (options.format == Format::Json) {
+      env.out << e.dump() << '\n';
+      return kExitErrors;
+    }
+    std::string message =
+        e["error"].is_string() ? e["error"].get<std::string>() : e["error"].dump();
+    if (e.contains("kernel") && e["kernel"].is_string())
+      message = e["kernel"].get<std::string>() + ": " + message;
+    env.err << "argus bench: runner error (" << e.value("stage", std::string("?"))
+            << "): " << message << '\n';
+    if (e.contains("results") && e["results"].is_array() && !e["results"].empty()) {
+      std::vector<nlohmann::ordered_json> done(e["results"].begin(), e["results"].end());
+      print_table(env.out, done);
+    }
+    return kExitErrors;
+  }
+
+  std::vector<nlohmann::ordered_json> results;
+  if (output->is_array())
+    results.assign(output->begin(), output->end());
+  else
+    results.push_back(*output);
+  for (const nlohmann::ordered_json &item : results)
+    if (!item.is_object())
+      return report_failure(env, options, "runner",
+                            "the runner's JSON is not a result object or an array of them");
+
+  bool all_ok = true;
+  if (options.format == Format::Json) {
+    for (const nlohmann::ordered_json &item : results)
+      all_ok = all_ok && (item.value("refused", false) || item.value("correct", false));
+    env.out << nlohmann::ordered_json(results).dump() << '\n';
+  } else {
+    all_ok = print_table(env.out, results);
+  }
+  if (r.exit_code != 0) {
+    if (options.format == Format::Text)
+      env.err << "argus bench: the runner exited with status " << r.exit_code << '\n';
+    return kExitErrors;
+  }
+  if (!all_ok && options.format == Format::Text)
+    env.err << "argus bench: some kernels are not correct\n";
+  return all_ok ? kExitOk : kExitErrors;
+}
+
+} // namespace argus::cli

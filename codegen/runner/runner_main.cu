@@ -1,0 +1,724 @@
+// argus-runner: runs an Argus artifact's kernels on the GPU, checks them
+// against their references and times them; one JSON result on stdout.
+//
+// Built by nvcc together with an artifact's kernels.cu into one executable
+// (codegen/runner/argus-runner does that and caches the binary):
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a
+//        -I codegen/runner/include runner_main.cu ARTIFACT/kernels.cu -o run
+// The artifact provides argus_artifact_kernels(), argus_artifact_benches(),
+// argus_tensor_shape() and argus_launch() (argus/runner/artifact_abi.h); the
+// runner evaluates no expressions itself.
+#include "argus/runner/artifact_abi.h"
+#include "argus/runner/core.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ar = argus::runner;
+
+namespace {
+
+// argus_launch's return codes (docs/artifacts.md).
+constexpr int kLaunchAssumeFailed = 1;
+constexpr int kLaunchInvalidArgument = 2;
+
+// The artifact's tables.
+struct ArtifactInfo {
+  const ArgusKernelInfo *kernels = nullptr;
+  int nkernels = 0;
+  const ArgusBenchInfo *benches = nullptr;
+  int nbenches = 0;
+};
+
+// ------------------------------------------------------------ output, exit
+
+std::timed_mutex g_print_mutex;
+std::atomic<const char *> g_stage{"startup"};
+std::atomic<const char *> g_kernel{""};
+std::vector<std::string> g_completed; // JSON of finished results (main thread only)
+
+void set_stage(const char *stage) { g_stage.store(stage); }
+
+// Prints a fatal error as JSON (with the results finished so far) and exits.
+// _exit: after a device fault, CUDA's teardown can block.
+[[noreturn]] void fail(const std::string &message, int code = 1) {
+  std::lock_guard<std::timed_mutex> lock(g_print_mutex);
+  const std::string json = ar::error_json(g_stage.load(), message, g_kernel.load(), g_completed);
+  std::fputs((json + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+void check_cuda(cudaError_t e, const char *what) {
+  if (e != cudaSuccess)
+    fail(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// A watchdog: after `seconds`, prints a JSON time-out error and _exit(3)s, so
+// a hung kernel or launcher never hangs the caller.
+void start_watchdog(double seconds) {
+  std::thread([seconds] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    if (!g_print_mutex.try_lock_for(std::chrono::seconds(2)))
+      _exit(3);
+    char message[128];
+    std::snprintf(message, sizeof message, "timed out after %g s", seconds);
+    const std::string json = ar::error_json("timeout", message, g_kernel.load());
+    std::fputs((json + "\n").c_str(), stdout);
+    std::fflush(stdout);
+    _exit(3);
+  }).detach();
+}
+
+// ------------------------------------------------------------ device memory
+
+struct DeviceBuffer {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t n) : bytes(n) {
+    check_cuda(cudaMalloc(&ptr, n ? n : 1), "cudaMalloc");
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (ptr)
+      cudaFree(ptr);
+  }
+};
+
+// ------------------------------------------------------------ builtin matmul
+
+__device__ double load_element(const void *p, int dtype, int64_t i) {
+  switch (dtype) {
+  case int(ar::DType::F64):
+    return static_cast<const double *>(p)[i];
+  case int(ar::DType::F32):
+    return static_cast<const float *>(p)[i];
+  case int(ar::DType::F16):
+    return __half2float(static_cast<const __half *>(p)[i]);
+  case int(ar::DType::BF16):
+    return __bfloat162float(static_cast<const __nv_bfloat16 *>(p)[i]);
+  case int(ar::DType::FP8E4M3):
+    return float(static_cast<const __nv_fp8_e4m3 *>(p)[i]);
+  case int(ar::DType::FP8E5M2):
+    return float(static_cast<const __nv_fp8_e5m2 *>(p)[i]);
+  case int(ar::DType::I8):
+    return static_cast<const int8_t *>(p)[i];
+  case int(ar::DType::I32):
+    return static_cast<const int32_t *>(p)[i];
+  default:
+    return 0.0;
+  }
+}
+
+// C[m, n] = Σ_k A[m, k] · B[n, k] in double, C contiguous M x N.
+constexpr int kRefTile = 16;
+__global__ void reference_matmul(const void *A, int a_dtype, int64_t sam, int64_t sak,
+                                 const void *B, int b_dtype, int64_t sbn, int64_t sbk, double *C,
+                                 int64_t M, int64_t N, int64_t K) {
+  __shared__ double as[kRefTile][kRefTile + 1];
+  __shared__ double bs[kRefTile][kRefTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t m = int64_t(blockIdx.y) * kRefTile + ty;
+  const int64_t n = int64_t(blockIdx.x) * kRefTile + tx;
+  const int64_t nb = int64_t(blockIdx.x) * kRefTile + ty;
+  double acc = 0.0;
+  for (int64_t k0 = 0; k0 < K; k0 += kRefTile) {
+    const int64_t k = k0 + tx;
+    as[ty][tx] = (m < M && k < K) ? load_element(A, a_dtype, m * sam + k * sak) : 0.0;
+    bs[ty][tx] = (nb < N && k < K) ? load_element(B, b_dtype, nb * sbn + k * sbk) : 0.0;
+    __syncthreads();
+    for (int kk = 0; kk < kRefTile; ++kk)
+      acc += as[ty][kk] * bs[tx][kk];
+    __syncthreads();
+  }
+  if (m < M && n < N)
+    C[m * N + n] = acc;
+}
+
+// ------------------------------------------------------------ the artifact
+
+struct TensorSpec {
+  int param = -1;
+  ar::DType dtype = ar::DType::F32;
+  std::vector<int64_t> dims, strides;
+  int64_t span = 0; // elements spanned in memory (0: invalid shape)
+  size_t bytes = 0;
+  bool output = false;
+};
+
+struct Plan {
+  const ArgusKernelInfo *kernel = nullptr;
+  std::vector<std::pair<std::string, double>> sizes;
+  std::string reference;
+  // The @bench's flops= / bytes= (0: not given), valid at its own sizes.
+  double flops = 0, bytes = 0;
+  std::vector<std::pair<std::string, double>> bench_sizes;
+};
+
+const ArgusKernelInfo *find_kernel(const ArtifactInfo &info, const std::string &name) {
+  for (int i = 0; i < info.nkernels; ++i)
+    if (info.kernels[i].name && name == info.kernels[i].name)
+      return &info.kernels[i];
+  return nullptr;
+}
+
+ArtifactInfo load_artifact() {
+  set_stage("artifact");
+  ArtifactInfo result;
+  result.nkernels = argus_artifact_kernels(&result.kernels);
+  result.nbenches = argus_artifact_benches(&result.benches);
+  const ArtifactInfo *info = &result;
+  if (info->nkernels < 0 || (info->nkernels > 0 && !info->kernels) || info->nbenches < 0 ||
+      (info->nbenches > 0 && !info->benches))
+    fail("the artifact's kernel or bench table is malformed");
+  for (int k = 0; k < info->nkernels; ++k) {
+    const ArgusKernelInfo &ki = info->kernels[k];
+    if (!ki.name || ki.nparams < 0 || (ki.nparams > 0 && !ki.params))
+      fail("kernel #" + std::to_string(k) + " of the artifact is malformed");
+    for (int p = 0; p < ki.nparams; ++p) {
+      const ArgusParamInfo &pi = ki.params[p];
+      if (!pi.name || !pi.dtype || !ar::find_dtype(pi.dtype) || pi.kind < 0 || pi.kind > 2 ||
+          pi.rank < 0 || pi.rank > 8)
+        fail(std::string("parameter #") + std::to_string(p) + " of kernel " + ki.name +
+             " is malformed");
+    }
+  }
+  for (int b = 0; b < info->nbenches; ++b) {
+    const ArgusBenchInfo &bi = info->benches[b];
+    if (!bi.kernel || !find_kernel(*info, bi.kernel) ||
+        (bi.nsizes > 0 && (!bi.size_names || !bi.size_values)))
+      fail("bench #" + std::to_string(b) +
+           " of the artifact is malformed or names no kernel of it");
+  }
+  return result;
+}
+
+std::vector<Plan> make_plans(const ArtifactInfo &info, const ar::Options &o) {
+  set_stage("plan");
+  std::vector<Plan> plans;
+  auto from_bench = [&](const ArgusBenchInfo &b) {
+    Plan p;
+    p.kernel = find_kernel(info, b.kernel);
+    for (int i = 0; i < b.nsizes; ++i)
+      p.sizes.emplace_back(b.size_names[i] ? b.size_names[i] : "", double(b.size_values[i]));
+    p.bench_sizes = p.sizes;
+    p.reference = b.reference ? b.reference : "";
+    p.flops = b.flops;
+    p.bytes = b.bytes;
+    return p;
+  };
+  auto override_sizes = [&](Plan &p) {
+    for (const auto &s : o.sizes) {
+      auto it = std::find_if(p.sizes.begin(), p.sizes.end(),
+                             [&](const auto &x) { return x.first == s.first; });
+      if (it != p.sizes.end())
+        it->second = s.second;
+      else
+        p.sizes.push_back(s);
+    }
+    if (!o.reference.empty())
+      p.reference = o.reference == "none" ? "" : o.reference;
+  };
+  if (!o.kernel.empty()) {
+    Plan p;
+    p.kernel = find_kernel(info, o.kernel);
+    if (!p.kernel)
+      fail("the artifact has no kernel '" + o.kernel + "'");
+    for (int b = 0; b < info.nbenches; ++b)
+      if (o.kernel == info.benches[b].kernel) { // its first @bench: reference, flops, bytes
+        Plan bp = from_bench(info.benches[b]);
+        p.reference = bp.reference;
+        p.flops = bp.flops;
+        p.bytes = bp.bytes;
+        p.bench_sizes = bp.bench_sizes;
+        break;
+      }
+    override_sizes(p);
+    plans.push_back(p);
+  } else if (o.bench) {
+    if (*o.bench >= info.nbenches)
+      fail("the artifact has " + std::to_string(info.nbenches) + " benches; no bench #" +
+           std::to_string(*o.bench));
+    Plan p = from_bench(info.benches[*o.bench]);
+    override_sizes(p);
+    plans.push_back(p);
+  } else {
+    for (int b = 0; b < info.nbenches; ++b) {
+      Plan p = from_bench(info.benches[b]);
+      override_sizes(p);
+      plans.push_back(p);
+    }
+    if (plans.empty())
+      fail("the artifact has no @bench; run a kernel with --kernel K --size ...");
+  }
+  return plans;
+}
+
+// Scalar arguments from the sizes; tensors are filled in later.
+std::vector<ArgusArg> make_args(const ArgusKernelInfo &k,
+                                const std::vector<std::pair<std::string, double>> &sizes) {
+  set_stage("sizes");
+  std::vector<ArgusArg> args(size_t(k.nparams));
+  for (const auto &s : sizes) {
+    bool known = false;
+    for (int p = 0; p < k.nparams; ++p)
+      known = known || (k.params[p].kind != ARGUS_ARG_TENSOR && s.first == k.params[p].name);
+    if (!known)
+      fail("size '" + s.first + "' is no scalar parameter of kernel " + k.name);
+  }
+  for (int p = 0; p < k.nparams; ++p) {
+    const ArgusParamInfo &pi = k.params[p];
+    ArgusArg &a = args[size_t(p)];
+    a.name = pi.name;
+    a.kind = pi.kind;
+    if (pi.kind == ARGUS_ARG_TENSOR)
+      continue;
+    auto it =
+        std::find_if(sizes.begin(), sizes.end(), [&](const auto &s) { return s.first == pi.name; });
+    if (it == sizes.end())
+      fail(std::string("no value for scalar parameter '") + pi.name + "' of kernel " + k.name +
+           " (give it with --size " + pi.name + "=...)");
+    a.int_value = int64_t(it->second);
+    a.float_value = it->second;
+  }
+  return args;
+}
+
+std::vector<TensorSpec> tensor_specs(const ArgusKernelInfo &k, const std::vector<ArgusArg> &args) {
+  set_stage("shapes");
+  std::vector<TensorSpec> specs;
+  std::vector<int64_t> scalars; // the scalar parameters' values, in parameter order
+  for (int p = 0; p < k.nparams; ++p)
+    if (k.params[p].kind != ARGUS_ARG_TENSOR)
+      scalars.push_back(args[size_t(p)].int_value);
+  for (int p = 0; p < k.nparams; ++p) {
+    const ArgusParamInfo &pi = k.params[p];
+    if (pi.kind != ARGUS_ARG_TENSOR)
+      continue;
+    TensorSpec t;
+    t.param = p;
+    t.dtype = ar::find_dtype(pi.dtype)->dtype;
+    t.dims.assign(size_t(pi.rank), 0);
+    t.strides.assign(size_t(pi.rank), 0);
+    // Non-zero: unknown parameter or a dimension that is not positive. The
+    // latter is a size the launcher must refuse: keep span 0 (a one-element
+    // placeholder buffer) and let the launch decide.
+    if (argus_tensor_shape(k.name, p, scalars.data(), t.dims.data(), t.strides.data()) != 0)
+      t.dims.assign(size_t(pi.rank), 0);
+    t.span = ar::span_elements(t.dims, t.strides);
+    t.bytes = size_t(std::max<int64_t>(t.span, 1)) * size_t(ar::dtype_info(t.dtype).bytes);
+    t.output = pi.is_output != 0;
+    specs.push_back(std::move(t));
+  }
+  return specs;
+}
+
+uint64_t mix_seed(uint64_t seed, uint64_t a, uint64_t b) {
+  ar::Rng r(seed * 0x100000001B3ull ^ (a << 32) ^ b);
+  return r.next();
+}
+
+// One set of device tensors for a kernel's arguments.
+struct TensorSet {
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers; // parallel to specs
+  std::vector<ArgusArg> args;
+};
+
+void fill_input(const TensorSpec &t, DeviceBuffer &buf, uint64_t seed) {
+  std::vector<unsigned char> host(buf.bytes);
+  ar::fill_random(host.data(), t.dtype, host.size() / size_t(ar::dtype_info(t.dtype).bytes), seed);
+  check_cuda(cudaMemcpy(buf.ptr, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+TensorSet make_set(const std::vector<TensorSpec> &specs, const std::vector<ArgusArg> &scalars,
+                   uint64_t seed, int set_index) {
+  set_stage("alloc");
+  TensorSet s;
+  s.args = scalars;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const TensorSpec &t = specs[i];
+    auto buf = std::make_unique<DeviceBuffer>(t.bytes);
+    if (t.output)
+      check_cuda(cudaMemset(buf->ptr, ar::kPoisonByte, buf->bytes), "cudaMemset");
+    else
+      fill_input(t, *buf, mix_seed(seed, uint64_t(set_index), uint64_t(t.param)));
+    s.args[size_t(t.param)].data = buf->ptr;
+    s.buffers.push_back(std::move(buf));
+  }
+  return s;
+}
+
+// Outputs replaced by fresh poisoned buffers, inputs shared: for a reference kernel.
+TensorSet reference_set(const std::vector<TensorSpec> &specs, const TensorSet &base) {
+  set_stage("alloc");
+  TensorSet s;
+  s.args = base.args;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].output) {
+      s.buffers.push_back(nullptr);
+      continue;
+    }
+    auto buf = std::make_unique<DeviceBuffer>(specs[i].bytes);
+    check_cuda(cudaMemset(buf->ptr, ar::kPoisonByte, buf->bytes), "cudaMemset");
+    s.args[size_t(specs[i].param)].data = buf->ptr;
+    s.buffers.push_back(std::move(buf));
+  }
+  return s;
+}
+
+std::vector<unsigned char> to_host(const DeviceBuffer &buf) {
+  std::vector<unsigned char> host(buf.bytes);
+  check_cuda(cudaMemcpy(host.data(), buf.ptr, buf.bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return host;
+}
+
+void synchronize(const char *what) {
+  check_cuda(cudaGetLastError(), what);
+  check_cuda(cudaDeviceSynchronize(), what);
+}
+
+// Launches; returns the launcher's code (its message in `message`).
+int launch(const ArgusKernelInfo &k, const std::vector<ArgusArg> &args, std::string &message) {
+  char error[2048] = {0};
+  const int rc = argus_launch(k.name, args.data(), int(args.size()), nullptr, error, sizeof error);
+  error[sizeof error - 1] = 0;
+  message = error;
+  return rc;
+}
+
+bool same_signature(const ArgusKernelInfo &a, const ArgusKernelInfo &b) {
+  if (a.nparams != b.nparams)
+    return false;
+  for (int p = 0; p < a.nparams; ++p) {
+    const ArgusParamInfo &x = a.params[p], &y = b.params[p];
+    if (x.kind != y.kind || std::string(x.dtype) != y.dtype || x.rank != y.rank ||
+        x.is_output != y.is_output)
+      return false;
+  }
+  return true;
+}
+
+// Reference values of each output (logical order), from the builtin matmul or a kernel.
+std::vector<std::vector<double>> reference_values(const ArtifactInfo &info, const Plan &plan,
+                                                  const std::vector<TensorSpec> &specs,
+                                                  const TensorSet &set) {
+  set_stage("reference");
+  std::vector<std::vector<double>> values(specs.size());
+  if (plan.reference == "matmul") {
+    const TensorSpec *a = nullptr, *b = nullptr, *c = nullptr;
+    size_t c_index = 0;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const TensorSpec &t = specs[i];
+      if (!t.output && !a)
+        a = &t;
+      else if (!t.output && !b)
+        b = &t;
+      else if (t.output && !c) {
+        c = &t;
+        c_index = i;
+      }
+    }
+    if (!a || !b || !c || a->dims.size() != 2 || b->dims.size() != 2 || c->dims.size() != 2)
+      fail("the builtin matmul reference needs two rank-2 input tensors and a rank-2 output");
+    const int64_t M = a->dims[0], K = a->dims[1], N = b->dims[0];
+    if (b->dims[1] != K || c->dims[0] != M || c->dims[1] != N)
+      fail("matmul: shapes do not match C[M, N] = A[M, K] . B[N, K]^T");
+    DeviceBuffer out(size_t(M * N) * sizeof(double));
+    const dim3 block(kRefTile, kRefTile);
+    const dim3 grid(unsigned((N + kRefTile - 1) / kRefTile),
+                    unsigned((M + kRefTile - 1) / kRefTile));
+    reference_matmul<<<grid, block>>>(set.args[size_t(a->param)].data, int(a->dtype), a->strides[0],
+                                      a->strides[1], set.args[size_t(b->param)].data, int(b->dtype),
+                                      b->strides[0], b->strides[1], static_cast<double *>(out.ptr),
+                                      M, N, K);
+    synchronize("the builtin matmul reference");
+    std::vector<double> host(size_t(M * N));
+    check_cuda(cudaMemcpy(host.data(), out.ptr, out.bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    values[c_index] = std::move(host);
+    return values;
+  }
+  const ArgusKernelInfo *ref = find_kernel(info, plan.reference);
+  if (!ref)
+    fail("the reference '" + plan.reference + "' is neither a kernel of the artifact nor builtin");
+  if (!same_signature(*ref, *plan.kernel))
+    fail("the reference kernel " + plan.reference + " has another parameter list than " +
+         plan.kernel->name);
+  TensorSet rs = reference_set(specs, set);
+  set_stage("reference");
+  std::string message;
+  const int rc = launch(*ref, rs.args, message);
+  if (rc != 0)
+    fail("the reference kernel " + plan.reference + " did not launch (code " + std::to_string(rc) +
+         "): " + message);
+  synchronize("the reference kernel");
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].output)
+      continue;
+    const std::vector<unsigned char> host = to_host(*rs.buffers[i]);
+    const std::vector<int64_t> offsets = ar::logical_offsets(specs[i].dims, specs[i].strides);
+    std::vector<double> v;
+    v.reserve(offsets.size());
+    for (int64_t off : offsets)
+      v.push_back(ar::is_poison(host.data(), specs[i].dtype, size_t(off))
+                      ? std::numeric_limits<double>::quiet_NaN()
+                      : ar::load_as_double(host.data(), specs[i].dtype, size_t(off)));
+    values[i] = std::move(v);
+  }
+  return values;
+}
+
+struct Device {
+  std::string name;
+  uint64_t l2_bytes = 0;
+  const ar::DevicePeak *peak = nullptr;
+};
+
+std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Options &o,
+                     const Device &dev, bool &ok) {
+  const ArgusKernelInfo &k = *plan.kernel;
+  g_kernel.store(k.name);
+  ar::Result r;
+  r.kernel = k.name;
+  r.device = dev.name;
+  r.reference = plan.reference;
+
+  std::vector<ArgusArg> scalars = make_args(k, plan.sizes);
+  for (int p = 0; p < k.nparams; ++p)
+    if (k.params[p].kind != ARGUS_ARG_TENSOR)
+      r.sizes.emplace_back(k.params[p].name, k.params[p].kind == ARGUS_ARG_INT
+                                                 ? double(scalars[size_t(p)].int_value)
+                                                 : scalars[size_t(p)].float_value);
+  const std::vector<TensorSpec> specs = tensor_specs(k, scalars);
+  double matmul_flops = 0; // 2·M·N·K from the first two inputs (A: M x K, B: N x K)
+  {
+    std::vector<const TensorSpec *> inputs;
+    for (const TensorSpec &t : specs)
+      if (!t.output)
+        inputs.push_back(&t);
+    if (inputs.size() >= 2 && inputs[0]->dims.size() == 2 && inputs[1]->dims.size() == 2)
+      matmul_flops = 2.0 * double(inputs[0]->dims[0]) * double(inputs[1]->dims[0]) *
+                     double(inputs[0]->dims[1]);
+  }
+  uint64_t working_set = 0;
+  std::vector<ar::DType> dtypes;
+  std::optional<ar::DType> narrowest_input;
+  for (const TensorSpec &t : specs) {
+    working_set += t.bytes;
+    dtypes.push_back(t.dtype);
+    if (!t.output && ar::dtype_info(t.dtype).is_float &&
+        (!narrowest_input ||
+         ar::dtype_info(t.dtype).bytes < ar::dtype_info(*narrowest_input).bytes))
+      narrowest_input = t.dtype;
+  }
+  r.tolerance = ar::tolerance_for(dtypes);
+  size_t free_bytes = 0, total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  if (2 * working_set + (64u << 20) > free_bytes)
+    fail("the tensors need " + std::to_string(working_set) +
+         " bytes (twice, with the reference); " + std::to_string(free_bytes) + " are free");
+
+  TensorSet set = make_set(specs, scalars, o.seed, 0);
+
+  // The kernel first: a refusal needs no reference.
+  set_stage("launch");
+  std::string message;
+  const int rc = launch(k, set.args, message);
+  if (rc == kLaunchAssumeFailed || rc == kLaunchInvalidArgument) {
+    if (!o.expect_refusal)
+      fail("the launcher refused (code " + std::to_string(rc) + "): " + message);
+    r.refused = true;
+    r.refusal = message;
+    ok = true;
+    return ar::to_json(r);
+  }
+  if (rc != 0)
+    fail("the launcher failed (code " + std::to_string(rc) + "): " + message);
+  set_stage("kernel");
+  synchronize("the kernel");
+  if (o.expect_refusal)
+    fail("expected the launcher to refuse these sizes, but it launched the kernel");
+  for (const TensorSpec &t : specs)
+    if (t.span == 0)
+      fail("the launcher accepted a tensor with an empty or negative shape");
+
+  // Compare every output.
+  bool correct = true;
+  double worst = 0.0;
+  if (!plan.reference.empty()) {
+    const std::vector<std::vector<double>> ref = reference_values(info, plan, specs, set);
+    set_stage("compare");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (!specs[i].output || (plan.reference == "matmul" && ref[i].empty()))
+        continue;
+      const std::vector<unsigned char> host = to_host(*set.buffers[i]);
+      const ar::Comparison c =
+          ar::compare(host.data(), specs[i].dtype,
+                      ar::logical_offsets(specs[i].dims, specs[i].strides), ref[i], r.tolerance);
+      worst = std::max(worst, std::isfinite(c.error) ? c.error : worst);
+      if (!c.correct && correct) {
+        correct = false;
+        r.why = std::string(k.params[specs[i].param].name) + ": " + c.why;
+      }
+    }
+    r.error = worst;
+  } else {
+    // No reference: every output element must still be written and finite.
+    set_stage("compare");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (!specs[i].output)
+        continue;
+      const std::vector<unsigned char> host = to_host(*set.buffers[i]);
+      int64_t bad = 0;
+      for (int64_t off : ar::logical_offsets(specs[i].dims, specs[i].strides)) {
+        const double v = ar::load_as_double(host.data(), specs[i].dtype, size_t(off));
+        bad += ar::is_poison(host.data(), specs[i].dtype, size_t(off)) || !std::isfinite(v);
+      }
+      if (bad && correct) {
+        correct = false;
+        r.why = std::string(k.params[specs[i].param].name) + ": " + std::to_string(bad) +
+                " elements unwritten, NaN or Inf (no reference to compare with)";
+      }
+    }
+  }
+  r.correct = correct;
+
+  // Time, rotating among input sets when one set would sit in L2.
+  if (!o.no_timing) {
+    set_stage("timing");
+    const uint64_t budget = std::min<uint64_t>(free_bytes / 2, uint64_t(8) << 30);
+    const int nsets = ar::rotation_sets(working_set, dev.l2_bytes, budget);
+    std::vector<TensorSet> sets;
+    sets.push_back(std::move(set));
+    for (int s = 1; s < nsets; ++s)
+      sets.push_back(make_set(specs, scalars, o.seed, s));
+    set_stage("timing");
+    r.input_sets = nsets;
+    auto timed_launch = [&](int i) {
+      std::string msg;
+      const int code = launch(k, sets[size_t(i % nsets)].args, msg);
+      if (code != 0)
+        fail("the launcher failed while timing (code " + std::to_string(code) + "): " + msg);
+    };
+    for (int i = 0; i < o.warmup; ++i)
+      timed_launch(i);
+    synchronize("the warm-up runs");
+    std::vector<cudaEvent_t> events(size_t(2 * o.iters));
+    for (auto &e : events)
+      check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+    for (int i = 0; i < o.iters; ++i) {
+      check_cuda(cudaEventRecord(events[size_t(2 * i)]), "cudaEventRecord");
+      timed_launch(i);
+      check_cuda(cudaEventRecord(events[size_t(2 * i + 1)]), "cudaEventRecord");
+    }
+    synchronize("the timed runs");
+    std::vector<double> ms;
+    for (int i = 0; i < o.iters; ++i) {
+      float t = 0;
+      check_cuda(cudaEventElapsedTime(&t, events[size_t(2 * i)], events[size_t(2 * i + 1)]),
+                 "cudaEventElapsedTime");
+      ms.push_back(t);
+    }
+    for (auto &e : events)
+      cudaEventDestroy(e);
+    r.timing = ar::summarize(ms);
+  }
+  // Rates: the @bench's flops/bytes at its own sizes; at other sizes 2·M·N·K
+  // for a matmul, and otherwise the bytes of every tensor read or written once.
+  const bool at_bench_sizes = [&] {
+    for (const auto &s : plan.sizes) {
+      auto it = std::find_if(plan.bench_sizes.begin(), plan.bench_sizes.end(),
+                             [&](const auto &b) { return b.first == s.first; });
+      if (it == plan.bench_sizes.end() || it->second != s.second)
+        return false;
+    }
+    return true;
+  }();
+  if (at_bench_sizes && plan.flops > 0)
+    r.flops = plan.flops;
+  if (at_bench_sizes && plan.bytes > 0)
+    r.bytes = plan.bytes;
+  if (!at_bench_sizes && plan.reference == "matmul" && matmul_flops > 0)
+    r.flops = matmul_flops;
+  if (!r.flops && !r.bytes) {
+    double total = 0;
+    for (const TensorSpec &t : specs)
+      total += double(ar::logical_elements(t.dims)) * ar::dtype_info(t.dtype).bytes;
+    r.bytes = total;
+  }
+  if (dev.peak) {
+    r.peak_tflops = ar::peak_tflops(*dev.peak, narrowest_input.value_or(ar::DType::BF16));
+    r.peak_gbps = dev.peak->bandwidth_gbps;
+  }
+  ok = correct;
+  return ar::to_json(r);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  ar::Options o;
+  const std::string usage = ar::parse_options(std::vector<std::string>(argv + 1, argv + argc), o);
+  if (o.help) {
+    std::fputs(ar::kUsage, stdout);
+    return 0;
+  }
+  if (!usage.empty()) {
+    set_stage("usage");
+    std::fputs((ar::error_json("usage", usage) + "\n").c_str(), stdout);
+    std::fputs(ar::kUsage, stderr);
+    return 2;
+  }
+  start_watchdog(o.timeout_s);
+
+  const ArtifactInfo artifact = load_artifact();
+  const ArtifactInfo *info = &artifact;
+  const std::vector<Plan> plans = make_plans(*info, o);
+
+  set_stage("device");
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  Device dev;
+  dev.name = prop.name;
+  dev.l2_bytes = uint64_t(prop.l2CacheSize);
+  dev.peak = ar::find_peak(dev.name);
+
+  bool all_ok = true;
+  for (const Plan &plan : plans) {
+    bool ok = false;
+    g_completed.push_back(run_plan(*info, plan, o, dev, ok));
+    all_ok = all_ok && ok;
+  }
+
+  std::lock_guard<std::timed_mutex> lock(g_print_mutex);
+  std::string out;
+  if (g_completed.size() == 1) {
+    out = g_completed[0];
+  } else {
+    out = "[";
+    for (size_t i = 0; i < g_completed.size(); ++i)
+      out += (i ? ",\n " : "") + g_completed[i];
+    out += "]";
+  }
+  std::fputs((out + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  _exit(all_ok ? 0 : 1);
+}
