@@ -56,11 +56,11 @@ CheckedFile check_source(std::string path, std::string text, const FrontendOptio
   if (!refuse_unreadable_text(*result.source, options, sink)) {
     result.tree.emplace(SyntaxTree::parse(result.source->text()));
     result.module = lower_module(*result.tree, *result.source, sink, options.lower);
-    result.sema = std::make_unique<sema::SemaResult>(sema::analyze(result.module, sink, options.sema));
-    const bool has_kernel = std::any_of(result.sema->functions.begin(), result.sema->functions.end(),
-                                        [](const sema::FunctionInfo &f) {
-                                          return f.role == sema::FunctionRole::Kernel;
-                                        });
+    result.sema =
+        std::make_unique<sema::SemaResult>(sema::analyze(result.module, sink, options.sema));
+    const bool has_kernel = std::any_of(
+        result.sema->functions.begin(), result.sema->functions.end(),
+        [](const sema::FunctionInfo &f) { return f.role == sema::FunctionRole::Kernel; });
     if (!has_kernel && !sink.has_errors()) {
       sink.error(std::string(codes::kEmptyFile), Range{},
                  "file defines no kernel: an Argus file needs at least one @kernel function");

@@ -31,7 +31,9 @@ TSTree *parse_text(std::string_view text, const TSTree *old) {
 
 void SyntaxTree::TreeDeleter::operator()(TSTree *tree) const { ts_tree_delete(tree); }
 
-SyntaxTree SyntaxTree::parse(std::string_view text) { return SyntaxTree(parse_text(text, nullptr)); }
+SyntaxTree SyntaxTree::parse(std::string_view text) {
+  return SyntaxTree(parse_text(text, nullptr));
+}
 
 SyntaxTree SyntaxTree::reparse(std::string_view text, const SyntaxTree &old) {
   return SyntaxTree(parse_text(text, old.tree_.get()));

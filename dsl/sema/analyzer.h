@@ -22,9 +22,9 @@ struct FunctionScope {
   std::unordered_map<std::string, Symbol *> names;
   std::unordered_map<std::string, int> assignment_counts; // pre-scanned, for let-constants
   std::set<const Symbol *> read;
-  std::set<std::string> namespaces_used; // "nvvm", "amdgpu"
+  std::set<std::string> namespaces_used;                      // "nvvm", "amdgpu"
   std::vector<std::pair<const ast::Function *, Range>> calls; // device functions called
-  Range first_target_use[2];                                   // nvvm, amdgpu
+  Range first_target_use[2];                                  // nvvm, amdgpu
 };
 
 class Analyzer {
@@ -43,7 +43,9 @@ public:
     return sink_.warning(std::string(code), range, std::move(message));
   }
   std::optional<int64_t> constant(const ast::Expr &expr) const { return result_.constant_of(expr); }
-  void set_constant(const ast::Expr &expr, int64_t value) { result_.constant_values[&expr] = value; }
+  void set_constant(const ast::Expr &expr, int64_t value) {
+    result_.constant_values[&expr] = value;
+  }
   const Type &type(const ast::Expr &expr) const;
   // The expression as a shape dimension: a constant, or symbolic text over
   // scalar parameters; reports E0501 when it is neither and `require` is set.

@@ -37,8 +37,8 @@ Type fold_numeric(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
     const Type &t = args.types[i];
     if (common.kind == TypeKind::IntLiteral && t.kind != TypeKind::IntLiteral)
       common = t;
-    else if (common.kind == TypeKind::Scalar && t.kind == TypeKind::Scalar && common.scalar != t.scalar &&
-             !(is_integer(common.scalar) && is_integer(t.scalar))) {
+    else if (common.kind == TypeKind::Scalar && t.kind == TypeKind::Scalar &&
+             common.scalar != t.scalar && !(is_integer(common.scalar) && is_integer(t.scalar))) {
       analyzer.error(codes::kTypeMismatch, call.range,
                      "arguments mix " + common.str() + " and " + t.str() + "; convert explicitly");
       return Type::unknown();
@@ -91,7 +91,8 @@ Type fma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
       continue;
     if (common.kind == TypeKind::Scalar && common.scalar != t.scalar) {
       analyzer.error(codes::kTypeMismatch, call.range,
-                     "fma arguments mix " + common.str() + " and " + t.str() + "; convert explicitly");
+                     "fma arguments mix " + common.str() + " and " + t.str() +
+                         "; convert explicitly");
       return Type::unknown();
     }
     common = t;
@@ -115,15 +116,15 @@ Type bitcast_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   if (bit_width(from.scalar) != bit_width(to)) {
     analyzer.error(codes::kArgumentType, args.args[0]->range,
                    std::string("bitcast from ") + to_string(from.scalar) + " (" +
-                       std::to_string(bit_width(from.scalar)) + " bits) to " + to_string(to) + " (" +
-                       std::to_string(bit_width(to)) + " bits) changes the size");
+                       std::to_string(bit_width(from.scalar)) + " bits) to " + to_string(to) +
+                       " (" + std::to_string(bit_width(to)) + " bits) changes the size");
     return Type::unknown();
   }
   return Type::scalar_of(to);
 }
 
-Type array_result(Analyzer &analyzer, const Expr &call, const std::vector<Dim> &shape, ScalarKind dtype,
-                  MemorySpace space, bool swizzled) {
+Type array_result(Analyzer &analyzer, const Expr &call, const std::vector<Dim> &shape,
+                  ScalarKind dtype, MemorySpace space, bool swizzled) {
   TensorType t;
   t.space = space;
   t.dtype = dtype;
@@ -146,7 +147,8 @@ Type make_shared_result(Analyzer &analyzer, const Expr &call, const BoundArgs &a
 }
 
 Type make_local_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
-  return array_result(analyzer, call, args.shapes[0], args.types[1].scalar, MemorySpace::Local, false);
+  return array_result(analyzer, call, args.shapes[0], args.types[1].scalar, MemorySpace::Local,
+                      false);
 }
 
 Type full_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
@@ -251,7 +253,9 @@ Type swizzle_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   return Type::of(TypeKind::Swizzle);
 }
 
-Type compose_result(Analyzer &, const Expr &, const BoundArgs &) { return Type::of(TypeKind::Layout); }
+Type compose_result(Analyzer &, const Expr &, const BoundArgs &) {
+  return Type::of(TypeKind::Layout);
+}
 
 Type shuffle_result(Analyzer &, const Expr &, const BoundArgs &args) {
   const Type &t = args.types[0];
@@ -278,10 +282,9 @@ Type tag_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   if (given != rank) {
     analyzer.error(codes::kShapeMismatch, fields.range,
                    std::string(fields.kind == ast::ExprKind::Lambda ? "the tag function takes "
-                                                                     : "the tag names ") +
-                       std::to_string(given) + (fields.kind == ast::ExprKind::Lambda
-                                                    ? " coordinates"
-                                                    : " fields") +
+                                                                    : "the tag names ") +
+                       std::to_string(given) +
+                       (fields.kind == ast::ExprKind::Lambda ? " coordinates" : " fields") +
                        " but the tensor has rank " + std::to_string(rank));
   }
   return Type::void_type();
@@ -313,13 +316,15 @@ template <int64_t Count> Type f32_fragment(Analyzer &, const Expr &, const Bound
 }
 
 template <int64_t Count> Type ldmatrix_result(Analyzer &, const Expr &, const BoundArgs &args) {
-  return fragment_result(args.types[0].tensor ? args.types[0].tensor->dtype : ScalarKind::BF16, Count);
+  return fragment_result(args.types[0].tensor ? args.types[0].tensor->dtype : ScalarKind::BF16,
+                         Count);
 }
 
 // The value a Place argument holds (a scalar element or a small view).
 Type place_value(Analyzer &, const Expr &, const BoundArgs &args) { return args.types[0]; }
 
-template <int64_t Low, int64_t High> Type ranged_constants(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+template <int64_t Low, int64_t High>
+Type ranged_constants(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   for (const Expr *arg : args.args) {
     if (!arg)
       continue;
@@ -335,27 +340,69 @@ template <int64_t Low, int64_t High> Type ranged_constants(Analyzer &analyzer, c
 TensorReq fragment(ScalarKind dtype, int64_t elements) {
   return TensorReq{MemorySpace::Local, dtype, elements, 0, false};
 }
-TensorReq bytes_in(MemorySpace space, int64_t bytes) { return TensorReq{space, std::nullopt, 0, bytes, false}; }
+TensorReq bytes_in(MemorySpace space, int64_t bytes) {
+  return TensorReq{space, std::nullopt, 0, bytes, false};
+}
 
 std::vector<BuiltinSpec> make_table() {
   using K = ArgKind;
   const ParamSpec dim{"dim", K::IntConst, true};
   std::vector<BuiltinSpec> t = {
       // Launch coordinates.
-      {"", "thread_id", {dim}, false, "Thread index in the block along dim (0 = x).", launch_coordinate},
-      {"", "block_id", {dim}, false, "Block index in the grid along dim (0 = x).", launch_coordinate},
+      {"",
+       "thread_id",
+       {dim},
+       false,
+       "Thread index in the block along dim (0 = x).",
+       launch_coordinate},
+      {"",
+       "block_id",
+       {dim},
+       false,
+       "Block index in the grid along dim (0 = x).",
+       launch_coordinate},
       {"", "block_dim", {dim}, false, "Threads per block along dim.", launch_coordinate},
       {"", "grid_dim", {dim}, false, "Blocks in the grid along dim.", launch_coordinate},
-      {"", "lane_id", {}, false, "Lane of this thread in its warp (0..31) or wavefront (0..63).", i32_result},
+      {"",
+       "lane_id",
+       {},
+       false,
+       "Lane of this thread in its warp (0..31) or wavefront (0..63).",
+       i32_result},
       {"", "warp_id", {}, false, "Warp (wavefront) of this thread in its block.", i32_result},
       // Integer helpers.
-      {"", "cdiv", {{"a", K::Integer}, {"b", K::Integer}}, false, "Ceiling division: (a + b - 1) // b.", cdiv_result},
-      {"", "min", {{"a", K::Numeric}, {"b", K::Numeric}}, true, "Smallest of the arguments.", fold_numeric<fold_min>},
-      {"", "max", {{"a", K::Numeric}, {"b", K::Numeric}}, true, "Largest of the arguments.", fold_numeric<fold_max>},
+      {"",
+       "cdiv",
+       {{"a", K::Integer}, {"b", K::Integer}},
+       false,
+       "Ceiling division: (a + b - 1) // b.",
+       cdiv_result},
+      {"",
+       "min",
+       {{"a", K::Numeric}, {"b", K::Numeric}},
+       true,
+       "Smallest of the arguments.",
+       fold_numeric<fold_min>},
+      {"",
+       "max",
+       {{"a", K::Numeric}, {"b", K::Numeric}},
+       true,
+       "Largest of the arguments.",
+       fold_numeric<fold_max>},
       {"", "abs", {{"x", K::Numeric}}, false, "Absolute value.", abs_result},
       // Conversions.
-      {"", "convert", {{"x", K::Numeric}, {"dtype", K::Dtype}}, false, "Converts a value to dtype (rounding as CUDA's __float2bfloat16_rn etc.).", convert_result},
-      {"", "bitcast", {{"x", K::Numeric}, {"dtype", K::Dtype}}, false, "Reinterprets the bits of x as dtype of the same width.", bitcast_result},
+      {"",
+       "convert",
+       {{"x", K::Numeric}, {"dtype", K::Dtype}},
+       false,
+       "Converts a value to dtype (rounding as CUDA's __float2bfloat16_rn etc.).",
+       convert_result},
+      {"",
+       "bitcast",
+       {{"x", K::Numeric}, {"dtype", K::Dtype}},
+       false,
+       "Reinterprets the bits of x as dtype of the same width.",
+       bitcast_result},
       // Math.
       {"", "exp", {{"x", K::Float}}, false, "e**x.", float_unary},
       {"", "exp2", {{"x", K::Float}}, false, "2**x.", float_unary},
@@ -364,63 +411,283 @@ std::vector<BuiltinSpec> make_table() {
       {"", "sqrt", {{"x", K::Float}}, false, "Square root.", float_unary},
       {"", "rsqrt", {{"x", K::Float}}, false, "1 / sqrt(x).", float_unary},
       {"", "tanh", {{"x", K::Float}}, false, "Hyperbolic tangent.", float_unary},
-      {"", "fma", {{"a", K::Float}, {"b", K::Float}, {"c", K::Float}}, false, "a * b + c, rounded once.", fma_result},
+      {"",
+       "fma",
+       {{"a", K::Float}, {"b", K::Float}, {"c", K::Float}},
+       false,
+       "a * b + c, rounded once.",
+       fma_result},
       // Memory.
-      {"", "make_shared", {{"shape", K::ConstShape}, {"dtype", K::Dtype}, {"layout", K::LayoutLike, true}}, false, "A shared-memory array of the block, optionally with a (swizzled) layout.", make_shared_result},
-      {"", "make_local", {{"shape", K::ConstShape}, {"dtype", K::Dtype}}, false, "A register array of this thread.", make_local_result},
-      {"", "full", {{"shape", K::ConstShape}, {"value", K::Numeric}, {"dtype", K::Dtype}}, false, "A register array filled with value.", full_result},
-      {"", "Tensor", {{"shape", K::Shape}, {"strides_or_dtype", K::Any}, {"dtype", K::Any, true}}, false, "A tensor type: Tensor(shape, dtype) or Tensor(shape, strides, dtype).", tensor_spec_result},
-      {"", "view", {{"t", K::Tensor}, {"as", K::TensorSpec}}, false, "Reinterprets the bytes of t as another tensor type; never copies.", view_result},
-      {"", "subview", {{"t", K::Tensor}, {"offsets", K::IntTuple}, {"sizes", K::Shape}, {"strides", K::IntTuple, true}}, false, "A rectangular part of t; never copies.", subview_result},
-      {"", "make_layout", {{"shape", K::Shape}, {"stride", K::Shape}}, false, "A CuTe layout shape:stride.", make_layout_result},
-      {"", "Swizzle", {{"bits", K::IntConst}, {"base", K::IntConst}, {"shift", K::IntConst}}, false, "CuTe Swizzle<B, M, S>: xors bits [M+S, M+S+B) into [M, M+B) of an offset.", swizzle_result},
-      {"", "compose", {{"swizzle", K::LayoutLike}, {"layout", K::LayoutLike}}, false, "The composition swizzle ∘ layout.", compose_result},
+      {"",
+       "make_shared",
+       {{"shape", K::ConstShape}, {"dtype", K::Dtype}, {"layout", K::LayoutLike, true}},
+       false,
+       "A shared-memory array of the block, optionally with a (swizzled) layout.",
+       make_shared_result},
+      {"",
+       "make_local",
+       {{"shape", K::ConstShape}, {"dtype", K::Dtype}},
+       false,
+       "A register array of this thread.",
+       make_local_result},
+      {"",
+       "full",
+       {{"shape", K::ConstShape}, {"value", K::Numeric}, {"dtype", K::Dtype}},
+       false,
+       "A register array filled with value.",
+       full_result},
+      {"",
+       "Tensor",
+       {{"shape", K::Shape}, {"strides_or_dtype", K::Any}, {"dtype", K::Any, true}},
+       false,
+       "A tensor type: Tensor(shape, dtype) or Tensor(shape, strides, dtype).",
+       tensor_spec_result},
+      {"",
+       "view",
+       {{"t", K::Tensor}, {"as", K::TensorSpec}},
+       false,
+       "Reinterprets the bytes of t as another tensor type; never copies.",
+       view_result},
+      {"",
+       "subview",
+       {{"t", K::Tensor},
+        {"offsets", K::IntTuple},
+        {"sizes", K::Shape},
+        {"strides", K::IntTuple, true}},
+       false,
+       "A rectangular part of t; never copies.",
+       subview_result},
+      {"",
+       "make_layout",
+       {{"shape", K::Shape}, {"stride", K::Shape}},
+       false,
+       "A CuTe layout shape:stride.",
+       make_layout_result},
+      {"",
+       "Swizzle",
+       {{"bits", K::IntConst}, {"base", K::IntConst}, {"shift", K::IntConst}},
+       false,
+       "CuTe Swizzle<B, M, S>: xors bits [M+S, M+S+B) into [M, M+B) of an offset.",
+       swizzle_result},
+      {"",
+       "compose",
+       {{"swizzle", K::LayoutLike}, {"layout", K::LayoutLike}},
+       false,
+       "The composition swizzle ∘ layout.",
+       compose_result},
       // Synchronization and communication.
-      {"", "syncthreads", {}, false, "Barrier for all threads of the block; orders shared-memory accesses.", void_result},
-      {"", "shuffle", {{"x", K::Numeric}, {"lane", K::Integer}}, false, "x of the given lane of this warp.", shuffle_result},
-      {"", "shuffle_xor", {{"x", K::Numeric}, {"mask", K::Integer}}, false, "x of lane (lane_id() ^ mask).", shuffle_result},
-      {"", "shuffle_up", {{"x", K::Numeric}, {"delta", K::Integer}}, false, "x of lane (lane_id() - delta).", shuffle_result},
-      {"", "shuffle_down", {{"x", K::Numeric}, {"delta", K::Integer}}, false, "x of lane (lane_id() + delta).", shuffle_result},
-      {"", "async_commit", {}, false, "Closes the current group of asynchronous copies.", void_result},
-      {"", "async_wait", {{"n", K::IntConst}}, false, "Waits until at most n groups of asynchronous copies are pending.", async_wait_result},
+      {"",
+       "syncthreads",
+       {},
+       false,
+       "Barrier for all threads of the block; orders shared-memory accesses.",
+       void_result},
+      {"",
+       "shuffle",
+       {{"x", K::Numeric}, {"lane", K::Integer}},
+       false,
+       "x of the given lane of this warp.",
+       shuffle_result},
+      {"",
+       "shuffle_xor",
+       {{"x", K::Numeric}, {"mask", K::Integer}},
+       false,
+       "x of lane (lane_id() ^ mask).",
+       shuffle_result},
+      {"",
+       "shuffle_up",
+       {{"x", K::Numeric}, {"delta", K::Integer}},
+       false,
+       "x of lane (lane_id() - delta).",
+       shuffle_result},
+      {"",
+       "shuffle_down",
+       {{"x", K::Numeric}, {"delta", K::Integer}},
+       false,
+       "x of lane (lane_id() + delta).",
+       shuffle_result},
+      {"",
+       "async_commit",
+       {},
+       false,
+       "Closes the current group of asynchronous copies.",
+       void_result},
+      {"",
+       "async_wait",
+       {{"n", K::IntConst}},
+       false,
+       "Waits until at most n groups of asynchronous copies are pending.",
+       async_wait_result},
       // Tags and assertions (no code is generated for them).
-      {"", "tag", {{"t", K::Tensor}, {"fields", K::TagFunction}}, false, "Tags every element of t: tag(T, (\"m\", \"k\")) or tag(T, lambda i, j: {...}).", tag_result},
-      {"", "assert_tag", {{"x", K::Any}, {"record", K::TagRecord}}, false, "Proves that x's tag has these field values for every thread and iteration.", void_result},
-      {"", "assert_tag_eq", {{"x", K::Any}, {"y", K::Any}, {"fields", K::Fields, true}}, false, "Proves that x and y agree on the fields (all common fields when omitted).", void_result},
+      {"",
+       "tag",
+       {{"t", K::Tensor}, {"fields", K::TagFunction}},
+       false,
+       "Tags every element of t: tag(T, (\"m\", \"k\")) or tag(T, lambda i, j: {...}).",
+       tag_result},
+      {"",
+       "assert_tag",
+       {{"x", K::Any}, {"record", K::TagRecord}},
+       false,
+       "Proves that x's tag has these field values for every thread and iteration.",
+       void_result},
+      {"",
+       "assert_tag_eq",
+       {{"x", K::Any}, {"y", K::Any}, {"fields", K::Fields, true}},
+       false,
+       "Proves that x and y agree on the fields (all common fields when omitted).",
+       void_result},
       {"", "reset_tags", {{"t", K::Tensor}}, false, "Forgets the tags of t.", void_result},
-      {"", "assert_covered", {{"t", K::Tensor}}, false, "Proves that every element of t is written exactly once.", void_result},
-      {"", "assume", {{"condition", K::Condition}}, true, "Preconditions: facts for the checker, checked by the host launcher.", assume_result, true},
+      {"",
+       "assert_covered",
+       {{"t", K::Tensor}},
+       false,
+       "Proves that every element of t is written exactly once.",
+       void_result},
+      {"",
+       "assume",
+       {{"condition", K::Condition}},
+       true,
+       "Preconditions: facts for the checker, checked by the host launcher.",
+       assume_result,
+       true},
       // nvvm (sm90).
-      {"nvvm", "mma_m16n8k16_bf16_f32", {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 8)}, {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: returns a·b + c.", f32_fragment<4>},
-      {"nvvm", "mma_m16n8k16_f16_f32", {{"a", K::Tensor, false, fragment(ScalarKind::F16, 8)}, {"b", K::Tensor, false, fragment(ScalarKind::F16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: returns a·b + c.", f32_fragment<4>},
+      {"nvvm",
+       "mma_m16n8k16_bf16_f32",
+       {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 8)},
+        {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)},
+        {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}},
+       false,
+       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: returns a·b + c.",
+       f32_fragment<4>},
+      {"nvvm",
+       "mma_m16n8k16_f16_f32",
+       {{"a", K::Tensor, false, fragment(ScalarKind::F16, 8)},
+        {"b", K::Tensor, false, fragment(ScalarKind::F16, 4)},
+        {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}},
+       false,
+       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32: returns a·b + c.",
+       f32_fragment<4>},
   };
   const TensorReq row16{MemorySpace::Shared, std::nullopt, 0, 16, true};
-  t.push_back({"nvvm", "ldmatrix_x1", {{"src", K::Tensor, false, row16}}, false, "ldmatrix.sync.aligned.m8n8.x1.shared.b16: src is this lane's 16-byte row.", ldmatrix_result<2>});
-  t.push_back({"nvvm", "ldmatrix_x2", {{"src", K::Tensor, false, row16}}, false, "ldmatrix.sync.aligned.m8n8.x2.shared.b16: src is this lane's 16-byte row.", ldmatrix_result<4>});
-  t.push_back({"nvvm", "ldmatrix_x4", {{"src", K::Tensor, false, row16}}, false, "ldmatrix.sync.aligned.m8n8.x4.shared.b16: src is this lane's 16-byte row.", ldmatrix_result<8>});
-  t.push_back({"nvvm", "ldmatrix_x1_trans", {{"src", K::Tensor, false, row16}}, false, "ldmatrix .x1 .trans: transposed 8x8 b16 matrices.", ldmatrix_result<2>});
-  t.push_back({"nvvm", "ldmatrix_x2_trans", {{"src", K::Tensor, false, row16}}, false, "ldmatrix .x2 .trans: transposed 8x8 b16 matrices.", ldmatrix_result<4>});
-  t.push_back({"nvvm", "ldmatrix_x4_trans", {{"src", K::Tensor, false, row16}}, false, "ldmatrix .x4 .trans: transposed 8x8 b16 matrices.", ldmatrix_result<8>});
+  t.push_back({"nvvm",
+               "ldmatrix_x1",
+               {{"src", K::Tensor, false, row16}},
+               false,
+               "ldmatrix.sync.aligned.m8n8.x1.shared.b16: src is this lane's 16-byte row.",
+               ldmatrix_result<2>});
+  t.push_back({"nvvm",
+               "ldmatrix_x2",
+               {{"src", K::Tensor, false, row16}},
+               false,
+               "ldmatrix.sync.aligned.m8n8.x2.shared.b16: src is this lane's 16-byte row.",
+               ldmatrix_result<4>});
+  t.push_back({"nvvm",
+               "ldmatrix_x4",
+               {{"src", K::Tensor, false, row16}},
+               false,
+               "ldmatrix.sync.aligned.m8n8.x4.shared.b16: src is this lane's 16-byte row.",
+               ldmatrix_result<8>});
+  t.push_back({"nvvm",
+               "ldmatrix_x1_trans",
+               {{"src", K::Tensor, false, row16}},
+               false,
+               "ldmatrix .x1 .trans: transposed 8x8 b16 matrices.",
+               ldmatrix_result<2>});
+  t.push_back({"nvvm",
+               "ldmatrix_x2_trans",
+               {{"src", K::Tensor, false, row16}},
+               false,
+               "ldmatrix .x2 .trans: transposed 8x8 b16 matrices.",
+               ldmatrix_result<4>});
+  t.push_back({"nvvm",
+               "ldmatrix_x4_trans",
+               {{"src", K::Tensor, false, row16}},
+               false,
+               "ldmatrix .x4 .trans: transposed 8x8 b16 matrices.",
+               ldmatrix_result<8>});
   for (int64_t bytes : {4, 8, 16}) {
     static const char *names[] = {"cp_async_4", "cp_async_8", "cp_async_16"};
     const size_t index = bytes == 4 ? 0 : bytes == 8 ? 1 : 2;
-    t.push_back({"nvvm", names[index],
-                 {{"dst", K::Place, false, bytes_in(MemorySpace::Shared, bytes)},
-                  {"src", K::Place, false, bytes_in(MemorySpace::Global, bytes)}},
-                 false, "cp.async.ca.shared.global: copies bytes from global to shared memory asynchronously.",
-                 void_result});
+    t.push_back(
+        {"nvvm",
+         names[index],
+         {{"dst", K::Place, false, bytes_in(MemorySpace::Shared, bytes)},
+          {"src", K::Place, false, bytes_in(MemorySpace::Global, bytes)}},
+         false,
+         "cp.async.ca.shared.global: copies bytes from global to shared memory asynchronously.",
+         void_result});
   }
   // amdgpu (gfx942).
-  t.push_back({"amdgpu", "mfma_f32_32x32x8_bf16", {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 16)}}, false, "v_mfma_f32_32x32x8_bf16 (bf16_1k): returns a·b + c for a 32x32x8 block of a wavefront.", f32_fragment<16>});
-  t.push_back({"amdgpu", "mfma_f32_16x16x16_bf16", {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "v_mfma_f32_16x16x16_bf16 (bf16_1k): returns a·b + c for a 16x16x16 block of a wavefront.", f32_fragment<4>});
-  t.push_back({"amdgpu", "mfma_f32_16x16x32_fp8", {{"a", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)}, {"b", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)}, {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}}, false, "v_mfma_f32_16x16x32_fp8_fp8: returns a·b + c for a 16x16x32 block of a wavefront.", f32_fragment<4>});
-  t.push_back({"amdgpu", "raw_buffer_load_x1", {{"src", K::Place, false, bytes_in(MemorySpace::Global, 4)}}, false, "buffer_load_dword: 4 bytes from global memory.", place_value});
-  t.push_back({"amdgpu", "raw_buffer_load_x2", {{"src", K::Place, false, bytes_in(MemorySpace::Global, 8)}}, false, "buffer_load_dwordx2: 8 bytes from global memory.", place_value});
-  t.push_back({"amdgpu", "raw_buffer_load_x4", {{"src", K::Place, false, bytes_in(MemorySpace::Global, 16)}}, false, "buffer_load_dwordx4: 16 bytes from global memory.", place_value});
-  t.push_back({"amdgpu", "ds_read_b128", {{"src", K::Place, false, bytes_in(MemorySpace::Shared, 16)}}, false, "ds_read_b128: 16 bytes from LDS.", place_value});
-  t.push_back({"amdgpu", "s_waitcnt", {{"vmcnt", K::IntConst, true}, {"lgkmcnt", K::IntConst, true}}, false, "s_waitcnt: waits until at most vmcnt vector-memory and lgkmcnt LDS/scalar operations are outstanding.", ranged_constants<0, 63>});
-  t.push_back({"amdgpu", "sched_group_barrier", {{"mask", K::IntConst}, {"size", K::IntConst}, {"syncid", K::IntConst}}, false, "__builtin_amdgcn_sched_group_barrier: an instruction-scheduling group.", ranged_constants<0, 1 << 20>});
-  t.push_back({"amdgpu", "s_setprio", {{"priority", K::IntConst}}, false, "s_setprio: wave priority 0..3.", ranged_constants<0, 3>});
+  t.push_back(
+      {"amdgpu",
+       "mfma_f32_32x32x8_bf16",
+       {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 4)},
+        {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)},
+        {"c", K::Tensor, false, fragment(ScalarKind::F32, 16)}},
+       false,
+       "v_mfma_f32_32x32x8_bf16 (bf16_1k): returns a·b + c for a 32x32x8 block of a wavefront.",
+       f32_fragment<16>});
+  t.push_back(
+      {"amdgpu",
+       "mfma_f32_16x16x16_bf16",
+       {{"a", K::Tensor, false, fragment(ScalarKind::BF16, 4)},
+        {"b", K::Tensor, false, fragment(ScalarKind::BF16, 4)},
+        {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}},
+       false,
+       "v_mfma_f32_16x16x16_bf16 (bf16_1k): returns a·b + c for a 16x16x16 block of a wavefront.",
+       f32_fragment<4>});
+  t.push_back({"amdgpu",
+               "mfma_f32_16x16x32_fp8",
+               {{"a", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)},
+                {"b", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)},
+                {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}},
+               false,
+               "v_mfma_f32_16x16x32_fp8_fp8: returns a·b + c for a 16x16x32 block of a wavefront.",
+               f32_fragment<4>});
+  t.push_back({"amdgpu",
+               "raw_buffer_load_x1",
+               {{"src", K::Place, false, bytes_in(MemorySpace::Global, 4)}},
+               false,
+               "buffer_load_dword: 4 bytes from global memory.",
+               place_value});
+  t.push_back({"amdgpu",
+               "raw_buffer_load_x2",
+               {{"src", K::Place, false, bytes_in(MemorySpace::Global, 8)}},
+               false,
+               "buffer_load_dwordx2: 8 bytes from global memory.",
+               place_value});
+  t.push_back({"amdgpu",
+               "raw_buffer_load_x4",
+               {{"src", K::Place, false, bytes_in(MemorySpace::Global, 16)}},
+               false,
+               "buffer_load_dwordx4: 16 bytes from global memory.",
+               place_value});
+  t.push_back({"amdgpu",
+               "ds_read_b128",
+               {{"src", K::Place, false, bytes_in(MemorySpace::Shared, 16)}},
+               false,
+               "ds_read_b128: 16 bytes from LDS.",
+               place_value});
+  t.push_back({"amdgpu",
+               "s_waitcnt",
+               {{"vmcnt", K::IntConst, true}, {"lgkmcnt", K::IntConst, true}},
+               false,
+               "s_waitcnt: waits until at most vmcnt vector-memory and lgkmcnt LDS/scalar "
+               "operations are outstanding.",
+               ranged_constants<0, 63>});
+  t.push_back({"amdgpu",
+               "sched_group_barrier",
+               {{"mask", K::IntConst}, {"size", K::IntConst}, {"syncid", K::IntConst}},
+               false,
+               "__builtin_amdgcn_sched_group_barrier: an instruction-scheduling group.",
+               ranged_constants<0, 1 << 20>});
+  t.push_back({"amdgpu",
+               "s_setprio",
+               {{"priority", K::IntConst}},
+               false,
+               "s_setprio: wave priority 0..3.",
+               ranged_constants<0, 3>});
   return t;
 }
 

@@ -18,24 +18,24 @@ namespace argus::sema {
 class Analyzer;
 
 enum class ArgKind {
-  Any,          // any value
-  Integer,      // an integer value (runtime or constant)
-  IntConst,     // a compile-time integer
-  Numeric,      // a number of any scalar type
-  Float,        // a floating-point number
-  Condition,    // a bool or integer used as a truth value
-  Dtype,        // a scalar type name: bf16, f32, ...
-  Shape,        // an int or tuple of ints: constants or scalar parameters
-  ConstShape,   // an int or tuple of compile-time ints
-  IntTuple,     // an int or tuple of integer values
-  Tensor,       // a tensor view, with the requirements in `TensorReq`
-  Place,        // a tensor view or one element of one (t[i, j]), with `TensorReq`
-  String,       // a string literal
-  Fields,       // a tuple of string literals
-  TagFunction,  // a tuple of field names, or a lambda returning a tag record
-  TagRecord,    // a dict {"field": integer expression, ...}
-  TensorSpec,   // Tensor(shape, dtype)
-  LayoutLike,   // make_layout(...), Swizzle(...) or compose(...)
+  Any,         // any value
+  Integer,     // an integer value (runtime or constant)
+  IntConst,    // a compile-time integer
+  Numeric,     // a number of any scalar type
+  Float,       // a floating-point number
+  Condition,   // a bool or integer used as a truth value
+  Dtype,       // a scalar type name: bf16, f32, ...
+  Shape,       // an int or tuple of ints: constants or scalar parameters
+  ConstShape,  // an int or tuple of compile-time ints
+  IntTuple,    // an int or tuple of integer values
+  Tensor,      // a tensor view, with the requirements in `TensorReq`
+  Place,       // a tensor view or one element of one (t[i, j]), with `TensorReq`
+  String,      // a string literal
+  Fields,      // a tuple of string literals
+  TagFunction, // a tuple of field names, or a lambda returning a tag record
+  TagRecord,   // a dict {"field": integer expression, ...}
+  TensorSpec,  // Tensor(shape, dtype)
+  LayoutLike,  // make_layout(...), Swizzle(...) or compose(...)
 };
 
 struct TensorReq {

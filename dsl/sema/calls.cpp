@@ -10,7 +10,8 @@ using ast::Expr;
 using ast::ExprKind;
 
 std::string qualified(const BuiltinSpec &spec) {
-  return spec.ns.empty() ? std::string(spec.name) : std::string(spec.ns) + "." + std::string(spec.name);
+  return spec.ns.empty() ? std::string(spec.name)
+                         : std::string(spec.ns) + "." + std::string(spec.name);
 }
 
 std::string describe(const TensorReq &req) {
@@ -60,7 +61,8 @@ Type Analyzer::check_call(const Expr &call) {
     if (auto dtype = scalar_from_name(name))
       return check_cast(call, *dtype);
     if (name == "range") {
-      error(codes::kInvalidOperand, call.range, "range(...) is only allowed as a for-loop iterable");
+      error(codes::kInvalidOperand, call.range,
+            "range(...) is only allowed as a for-loop iterable");
       return Type::unknown();
     }
     if (const BuiltinSpec *spec = find_builtin(name))
@@ -87,9 +89,9 @@ Type Analyzer::check_call(const Expr &call) {
         if (spec.ns == object.name)
           known += (known.empty() ? "" : ", ") + std::string(spec.name);
       }
-      Diagnostic &d = error(codes::kUnknownFunction, callee.name_range,
-                            "unknown intrinsic '" + object.name + "." + callee.name +
-                                "'; known: " + known);
+      Diagnostic &d =
+          error(codes::kUnknownFunction, callee.name_range,
+                "unknown intrinsic '" + object.name + "." + callee.name + "'; known: " + known);
       d.data = {{"name", object.name + "." + callee.name}};
       for (size_t i = 0; i < call.arg_count(); ++i)
         check_expr(call.arg(i));
@@ -121,9 +123,10 @@ Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
     } else if (spec.variadic) {
       bound.args.push_back(&call.arg(i));
     } else {
-      Diagnostic &d = error(codes::kArgumentCount, call.arg(i).range,
-                            name + " takes at most " + std::to_string(params) + " argument" +
-                                (params == 1 ? "" : "s") + ", got " + std::to_string(call.arg_count()));
+      Diagnostic &d =
+          error(codes::kArgumentCount, call.arg(i).range,
+                name + " takes at most " + std::to_string(params) + " argument" +
+                    (params == 1 ? "" : "s") + ", got " + std::to_string(call.arg_count()));
       d.data = {{"expected", params}, {"got", call.arg_count()}};
       ok = false;
       break;
@@ -156,8 +159,9 @@ Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
   }
   for (size_t i = 0; i < params; ++i) {
     if (!bound.args[i] && !spec.params[i].optional) {
-      Diagnostic &d = error(codes::kArgumentCount, call.range,
-                            name + " is missing argument '" + std::string(spec.params[i].name) + "'");
+      Diagnostic &d =
+          error(codes::kArgumentCount, call.range,
+                name + " is missing argument '" + std::string(spec.params[i].name) + "'");
       d.data = {{"missing", spec.params[i].name}};
       ok = false;
     }
@@ -189,7 +193,8 @@ Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
             fail(codes::kArgumentType, "has a tag field that is not a string");
           const Type value = check_expr(*body.operands[k + 1]);
           if (!value.is_unknown() && !value.is_integer_like())
-            fail(codes::kArgumentType, "maps a field to " + value.str() + "; tag values are integers");
+            fail(codes::kArgumentType,
+                 "maps a field to " + value.str() + "; tag values are integers");
         }
       }
       lambda_params_ = std::move(saved);
@@ -309,9 +314,8 @@ Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
     case ArgKind::Fields:
     case ArgKind::TagFunction: {
       const bool strings = t.kind == TypeKind::Tuple &&
-                           std::all_of(t.elements.begin(), t.elements.end(), [](const Type &e) {
-                             return e.kind == TypeKind::String;
-                           });
+                           std::all_of(t.elements.begin(), t.elements.end(),
+                                       [](const Type &e) { return e.kind == TypeKind::String; });
       if (!strings && t.kind != TypeKind::String)
         fail(codes::kArgumentType,
              std::string("must be a tuple of field names like (\"m\", \"k\")") +
@@ -342,7 +346,8 @@ Type Analyzer::check_device_call(const Expr &call, const FunctionInfo &callee) {
   for (const ast::Keyword &keyword : call.keywords) {
     check_expr(*keyword.value);
     error(codes::kUnknownKeyword, keyword.name_range,
-          "@device functions take positional arguments only; '" + keyword.name + "=' is not allowed");
+          "@device functions take positional arguments only; '" + keyword.name +
+              "=' is not allowed");
   }
   if (call.arg_count() != callee.params.size()) {
     Diagnostic &d = error(codes::kArgumentCount, call.range,

@@ -155,9 +155,10 @@ Type Analyzer::check_expr(const Expr &expr) {
     return check_name(expr);
   case ExprKind::Attribute: {
     const std::string dotted = expr.dotted_name();
-    error(codes::kUnknownAttribute, expr.range,
-          "'" + (dotted.empty() ? expr.name : dotted) +
-              "' is not a value; attributes are only used as calls (nvvm.*, amdgpu.*, t.tile(...))");
+    error(
+        codes::kUnknownAttribute, expr.range,
+        "'" + (dotted.empty() ? expr.name : dotted) +
+            "' is not a value; attributes are only used as calls (nvvm.*, amdgpu.*, t.tile(...))");
     return record(expr, Type::unknown());
   }
   case ExprKind::Call:
@@ -227,7 +228,8 @@ Type Analyzer::check_name(const Expr &expr) {
   if (name == "inf")
     return record(expr, Type::of(TypeKind::FloatLiteral));
   if (find_builtin(name)) {
-    error(codes::kNotCallable, expr.range, "builtin '" + name + "' must be called: " + name + "(...)");
+    error(codes::kNotCallable, expr.range,
+          "builtin '" + name + "' must be called: " + name + "(...)");
     return record(expr, Type::unknown());
   }
   Diagnostic &d = error(codes::kUndefinedName, expr.range, "undefined name '" + name + "'");
@@ -243,7 +245,8 @@ Type Analyzer::check_unary(const Expr &expr) {
   switch (expr.unary_op) {
   case ast::UnaryOp::Not:
     if (!operand.is_numeric()) {
-      error(codes::kInvalidOperand, expr.range, "'not' needs a bool or number, got " + operand.str());
+      error(codes::kInvalidOperand, expr.range,
+            "'not' needs a bool or number, got " + operand.str());
       return record(expr, Type::unknown());
     }
     return record(expr, Type::scalar_of(ScalarKind::Bool),
@@ -357,8 +360,8 @@ Type Analyzer::check_binary(const Expr &expr) {
   if (a && b && both_integer) {
     int64_t value = 0;
     if (!checked_binary(expr.binary_op, *a, *b, value)) {
-      const bool by_zero = *b == 0 && (expr.binary_op == BinaryOp::FloorDiv ||
-                                       expr.binary_op == BinaryOp::Mod);
+      const bool by_zero =
+          *b == 0 && (expr.binary_op == BinaryOp::FloorDiv || expr.binary_op == BinaryOp::Mod);
       error(by_zero ? codes::kConstantDivByZero : codes::kNotConstant, expr.range,
             by_zero ? std::string("division by zero in a constant expression")
                     : std::string("constant expression overflows 64-bit integers"));
@@ -366,8 +369,7 @@ Type Analyzer::check_binary(const Expr &expr) {
     }
     return record(expr, *common, value);
   }
-  if (b && *b == 0 &&
-      (expr.binary_op == BinaryOp::FloorDiv || expr.binary_op == BinaryOp::Mod)) {
+  if (b && *b == 0 && (expr.binary_op == BinaryOp::FloorDiv || expr.binary_op == BinaryOp::Mod)) {
     error(codes::kConstantDivByZero, expr.operands[1]->range, "division by zero");
     return record(expr, Type::unknown());
   }
@@ -470,10 +472,10 @@ Type Analyzer::check_subscript(const Expr &expr) {
   const TensorType &tensor = *base.tensor;
   const size_t count = indices.size();
   if (count > tensor.shape.size()) {
-    Diagnostic &d = error(codes::kIndexCount, expr.range,
-                          "too many indices: " + std::to_string(count) + " for a tensor of rank " +
-                              std::to_string(tensor.shape.size()) + " " +
-                              shape_to_string(tensor.shape));
+    Diagnostic &d =
+        error(codes::kIndexCount, expr.range,
+              "too many indices: " + std::to_string(count) + " for a tensor of rank " +
+                  std::to_string(tensor.shape.size()) + " " + shape_to_string(tensor.shape));
     d.data = {{"rank", tensor.shape.size()}, {"indices", count}};
     return record(expr, Type::unknown());
   }
@@ -481,7 +483,8 @@ Type Analyzer::check_subscript(const Expr &expr) {
   for (size_t i = 0; i < count; ++i) {
     const ast::Expr &index = *expr.operands[i + 1];
     if (!indices[i].is_unknown() && !indices[i].is_integer_like()) {
-      error(codes::kTypeMismatch, index.range, "an index must be an integer, got " + indices[i].str());
+      error(codes::kTypeMismatch, index.range,
+            "an index must be an integer, got " + indices[i].str());
       ok = false;
       continue;
     }
@@ -528,7 +531,8 @@ std::optional<std::string> Analyzer::symbolic_text(const Expr &expr) const {
            wrap(*expr.operands[1], *right);
   }
   if (expr.kind == ExprKind::Call && expr.callee().kind == ExprKind::Name &&
-      (expr.callee().name == "cdiv" || expr.callee().name == "min" || expr.callee().name == "max")) {
+      (expr.callee().name == "cdiv" || expr.callee().name == "min" ||
+       expr.callee().name == "max")) {
     std::string text = expr.callee().name + "(";
     for (size_t i = 0; i < expr.arg_count(); ++i) {
       auto arg = symbolic_text(expr.arg(i));

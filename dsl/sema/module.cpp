@@ -70,8 +70,8 @@ void Analyzer::declare_constants() {
     symbol.definition = constant_decl.name_range;
     symbol.type = value;
     symbol.value = constant(*constant_decl.value);
-    const bool is_compile_time = value.is_unknown() || symbol.value ||
-                                 value.kind == TypeKind::FloatLiteral;
+    const bool is_compile_time =
+        value.is_unknown() || symbol.value || value.kind == TypeKind::FloatLiteral;
     if (!is_compile_time) {
       error(codes::kNotConstant, constant_decl.value->range,
             "module constants must be compile-time numbers, got " + value.str());
@@ -169,10 +169,11 @@ void Analyzer::analyze_signature(FunctionInfo &info) {
   const ast::Function &function = *info.function;
   if (info.role == FunctionRole::Kernel &&
       static_cast<int>(function.params.size()) > options_.max_kernel_params) {
-    Diagnostic &d = error(codes::kTooManyParameters, function.name_range,
-                          "kernel '" + function.name + "' has " + std::to_string(function.params.size()) +
-                              " parameters; at most " + std::to_string(options_.max_kernel_params) +
-                              " are supported (pass related values as one tensor)");
+    Diagnostic &d =
+        error(codes::kTooManyParameters, function.name_range,
+              "kernel '" + function.name + "' has " + std::to_string(function.params.size()) +
+                  " parameters; at most " + std::to_string(options_.max_kernel_params) +
+                  " are supported (pass related values as one tensor)");
     d.data = {{"count", function.params.size()}, {"limit", options_.max_kernel_params}};
   }
   // Scalars first, so tensor shapes may name scalar parameters declared after them.
@@ -239,7 +240,8 @@ void Analyzer::analyze_decorators(FunctionInfo &info) {
         error(codes::kUnknownDecorator, decorator.range, "@device takes no arguments");
     } else if (decorator.name == "bench") {
       if (info.role != FunctionRole::Kernel) {
-        error(codes::kInvalidBench, decorator.range, "@bench times a @kernel, not a @device function");
+        error(codes::kInvalidBench, decorator.range,
+              "@bench times a @kernel, not a @device function");
         continue;
       }
       analyze_bench_decorator(info, decorator);
@@ -276,7 +278,8 @@ void Analyzer::analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator
       if (t.is_unknown())
         return {};
       if (!t.is_integer_like()) {
-        error(codes::kInvalidGeometry, p->range, "a launch dimension must be an integer, got " + t.str());
+        error(codes::kInvalidGeometry, p->range,
+              "a launch dimension must be an integer, got " + t.str());
         return {};
       }
       if (constant_required && !constant(*p)) {
@@ -327,9 +330,9 @@ void Analyzer::analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator
     }
     const auto policies = known_policies();
     if (std::find(policies.begin(), policies.end(), keyword.name) == policies.end()) {
-      Diagnostic &d = error(codes::kUnknownPolicy, keyword.name_range,
-                            "unknown kernel policy '" + keyword.name + "'; known policies: " +
-                                join(policies));
+      Diagnostic &d =
+          error(codes::kUnknownPolicy, keyword.name_range,
+                "unknown kernel policy '" + keyword.name + "'; known policies: " + join(policies));
       d.data = {{"policy", keyword.name},
                 {"known", std::vector<std::string>(policies.begin(), policies.end())}};
       continue;
@@ -394,8 +397,8 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
   std::vector<const ast::Keyword *> deferred; // flops/bytes see the sizes
   std::string scalar_names;
   for (const Symbol *p : info.params) {
-    if (p && p->kind == SymbolKind::Parameter && !p->is_constexpr && p->type.kind == TypeKind::Scalar &&
-        is_integer(p->type.scalar))
+    if (p && p->kind == SymbolKind::Parameter && !p->is_constexpr &&
+        p->type.kind == TypeKind::Scalar && is_integer(p->type.scalar))
       scalar_names += (scalar_names.empty() ? "" : ", ") + p->name;
   }
   FunctionScope *saved_scope = scope_;
@@ -411,7 +414,8 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
         if (std::find(kBuiltinReferences.begin(), kBuiltinReferences.end(), ref.name) ==
             kBuiltinReferences.end()) {
           error(codes::kInvalidBench, ref.range,
-                "unknown builtin reference '" + ref.name + "'; known: matmul, attention, grouped_matmul");
+                "unknown builtin reference '" + ref.name +
+                    "'; known: matmul, attention, grouped_matmul");
         }
         bench.reference = ref.name;
       } else if (ref.kind == ExprKind::Name) {
@@ -420,13 +424,15 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
           result_.references[&ref] = s;
         if (!target || target->role != FunctionRole::Kernel)
           error(codes::kInvalidBench, ref.range,
-                "reference '" + ref.name + "' is not a kernel of this file; name a @kernel or a builtin "
-                "reference: \"matmul\", \"attention\", \"grouped_matmul\"");
+                "reference '" + ref.name +
+                    "' is not a kernel of this file; name a @kernel or a builtin "
+                    "reference: \"matmul\", \"attention\", \"grouped_matmul\"");
         else if (target == &info)
           error(codes::kInvalidBench, ref.range, "a kernel cannot be its own reference");
         bench.reference = ref.name;
       } else {
-        error(codes::kInvalidBench, ref.range, "reference= names a kernel or a builtin reference string");
+        error(codes::kInvalidBench, ref.range,
+              "reference= names a kernel or a builtin reference string");
       }
       continue;
     }
@@ -439,33 +445,39 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
         !is_integer(param->type.scalar)) {
       error(codes::kInvalidBench, keyword.name_range,
             "unknown @bench key '" + keyword.name + "'; sizes name integer parameters of '" +
-                info.function->name + "' (" + scalar_names + "); other keys: reference, flops, bytes");
+                info.function->name + "' (" + scalar_names +
+                "); other keys: reference, flops, bytes");
       continue;
     }
     const auto value = constant(*keyword.value);
     if (!t.is_unknown() && (!value || *value <= 0)) {
-      error(codes::kInvalidBench, keyword.value->range, "a bench size is a positive compile-time integer");
+      error(codes::kInvalidBench, keyword.value->range,
+            "a bench size is a positive compile-time integer");
       continue;
     }
     if (value)
       bench.sizes[keyword.name] = *value;
   }
   for (const Symbol *p : info.params) {
-    if (p && p->kind == SymbolKind::Parameter && !p->is_constexpr && p->type.kind == TypeKind::Scalar &&
-        is_integer(p->type.scalar) && !bench.sizes.count(p->name)) {
+    if (p && p->kind == SymbolKind::Parameter && !p->is_constexpr &&
+        p->type.kind == TypeKind::Scalar && is_integer(p->type.scalar) &&
+        !bench.sizes.count(p->name)) {
       bool given = false;
       for (const ast::Keyword &k : call.keywords)
         given = given || k.name == p->name;
       if (!given)
-        error(codes::kInvalidBench, decorator.range, "@bench gives no value for parameter '" + p->name + "'");
+        error(codes::kInvalidBench, decorator.range,
+              "@bench gives no value for parameter '" + p->name + "'");
     }
   }
   if (bench.reference.empty())
-    error(codes::kInvalidBench, decorator.range, "@bench needs reference=<kernel> or a builtin reference");
+    error(codes::kInvalidBench, decorator.range,
+          "@bench needs reference=<kernel> or a builtin reference");
   bench_sizes_ = &bench.sizes;
   for (const ast::Keyword *keyword : deferred) {
     const Type t = check_expr(*keyword->value);
-    if (!t.is_unknown() && !(t.is_numeric() && (constant(*keyword->value) || t.kind == TypeKind::FloatLiteral)))
+    if (!t.is_unknown() &&
+        !(t.is_numeric() && (constant(*keyword->value) || t.kind == TypeKind::FloatLiteral)))
       error(codes::kInvalidBench, keyword->value->range,
             keyword->name + " must be a compile-time expression of the sizes and constants");
     (keyword->name == "flops" ? bench.flops : bench.bytes) = keyword->value.get();
@@ -540,10 +552,11 @@ void Analyzer::check_recursion_and_targets() {
     }
     info.shared_bytes = shared;
     if (has_use[0] && has_use[1]) {
-      Diagnostic &d = error(codes::kMixedTargets, info.function->name_range,
-                            "kernel '" + info.function->name +
-                                "' uses both nvvm.* (sm90) and amdgpu.* (gfx942) intrinsics; a kernel "
-                                "targets one of them");
+      Diagnostic &d =
+          error(codes::kMixedTargets, info.function->name_range,
+                "kernel '" + info.function->name +
+                    "' uses both nvvm.* (sm90) and amdgpu.* (gfx942) intrinsics; a kernel "
+                    "targets one of them");
       d.related.push_back({first_use[0], "nvvm intrinsic used here"});
       d.related.push_back({first_use[1], "amdgpu intrinsic used here"});
     }

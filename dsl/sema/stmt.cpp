@@ -17,7 +17,8 @@ void count_targets(const Expr &target, std::unordered_map<std::string, int> &cou
       count_targets(*element, counts);
 }
 
-void count_block(const std::vector<ast::StmtPtr> &body, std::unordered_map<std::string, int> &counts) {
+void count_block(const std::vector<ast::StmtPtr> &body,
+                 std::unordered_map<std::string, int> &counts) {
   for (const auto &stmt : body) {
     for (const auto &target : stmt->targets)
       count_targets(*target, counts);
@@ -46,7 +47,8 @@ void Analyzer::check_block(const std::vector<ast::StmtPtr> &body) {
 void Analyzer::check_condition(const Expr &condition) {
   const Type t = check_expr(condition);
   if (!t.is_unknown() && !t.is_numeric())
-    error(codes::kTypeMismatch, condition.range, "a condition must be a bool or a number, got " + t.str());
+    error(codes::kTypeMismatch, condition.range,
+          "a condition must be a bool or a number, got " + t.str());
 }
 
 void Analyzer::check_stmt(const Stmt &stmt) {
@@ -77,12 +79,14 @@ void Analyzer::check_stmt(const Stmt &stmt) {
       value = check_expr(*stmt.value);
       if (!assignable(declared, value)) {
         error(codes::kTypeMismatch, stmt.value->range,
-              "cannot assign " + value.str() + " to '" + stmt.target->name + "' of type " + declared.str());
+              "cannot assign " + value.str() + " to '" + stmt.target->name + "' of type " +
+                  declared.str());
       }
     }
     if (lookup(stmt.target->name) && scope_->names.count(stmt.target->name)) {
       error(codes::kRedefinition, stmt.target->range,
-            "'" + stmt.target->name + "' is already defined; annotate a local only where it is first assigned");
+            "'" + stmt.target->name +
+                "' is already defined; annotate a local only where it is first assigned");
       return;
     }
     check_assign_target(*stmt.target, declared, nullptr, true);
@@ -100,7 +104,8 @@ void Analyzer::check_stmt(const Stmt &stmt) {
           symbol && symbol->kind != SymbolKind::Local && symbol->kind != SymbolKind::Parameter) {
         error(codes::kAssignToConstant, stmt.target->range,
               "cannot assign to '" + stmt.target->name + "': it is a " +
-                  (symbol->kind == SymbolKind::Constant ? "module constant" : "loop variable or function"));
+                  (symbol->kind == SymbolKind::Constant ? "module constant"
+                                                        : "loop variable or function"));
         return;
       }
     }
@@ -118,8 +123,12 @@ void Analyzer::check_stmt(const Stmt &stmt) {
     check_block(stmt.orelse);
     return;
   case StmtKind::While:
-    warning(codes::kWhileLoop, stmt.range.begin == stmt.range.end ? stmt.range : Range{stmt.range.begin, Position{stmt.range.begin.line, stmt.range.begin.column + 5}},
-            "while loops are discouraged: the checker cannot bound them; use for ... in range(...)");
+    warning(
+        codes::kWhileLoop,
+        stmt.range.begin == stmt.range.end
+            ? stmt.range
+            : Range{stmt.range.begin, Position{stmt.range.begin.line, stmt.range.begin.column + 5}},
+        "while loops are discouraged: the checker cannot bound them; use for ... in range(...)");
     check_condition(*stmt.value);
     check_block(stmt.body);
     return;
@@ -148,7 +157,8 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
         return;
       }
       if (scalar_from_name(name) || name == "nvvm" || name == "amdgpu") {
-        error(codes::kAssignToConstant, target.range, "cannot assign to the builtin name '" + name + "'");
+        error(codes::kAssignToConstant, target.range,
+              "cannot assign to the builtin name '" + name + "'");
         return;
       }
       Symbol symbol;
@@ -167,7 +177,8 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
       } else if (value_type.kind == TypeKind::FloatLiteral) {
         symbol.type = Type::scalar_of(ScalarKind::F32);
       } else if (value_type.kind == TypeKind::Void) {
-        error(codes::kTypeMismatch, value ? value->range : target.range, "this call returns no value");
+        error(codes::kTypeMismatch, value ? value->range : target.range,
+              "this call returns no value");
         symbol.type = Type::unknown();
       } else if (single && value && constant(*value) && value_type.kind == TypeKind::Scalar) {
         symbol.value = constant(*value);
@@ -183,11 +194,13 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
     result_.references[&target] = symbol;
     record(target, symbol->type);
     if (symbol->kind == SymbolKind::LoopVariable) {
-      error(codes::kAssignToConstant, target.range, "cannot assign to the loop variable '" + name + "'");
+      error(codes::kAssignToConstant, target.range,
+            "cannot assign to the loop variable '" + name + "'");
       return;
     }
     if (symbol->is_constexpr) {
-      error(codes::kAssignToConstant, target.range, "cannot assign to the constexpr parameter '" + name + "'");
+      error(codes::kAssignToConstant, target.range,
+            "cannot assign to the constexpr parameter '" + name + "'");
       return;
     }
     if (!assignable(symbol->type, value_type)) {
@@ -203,11 +216,12 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
     if (element.is_unknown() || value_type.is_unknown())
       return;
     if (!assignable(element, value_type)) {
-      Diagnostic &d = error(codes::kTypeMismatch, value ? value->range : target.range,
-                            "cannot store " + value_type.str() + " into " + element.str() +
-                                (element.is_tensor() && value_type.is_numeric()
-                                     ? "; index down to an element or store a tensor of the same shape"
-                                     : ""));
+      Diagnostic &d =
+          error(codes::kTypeMismatch, value ? value->range : target.range,
+                "cannot store " + value_type.str() + " into " + element.str() +
+                    (element.is_tensor() && value_type.is_numeric()
+                         ? "; index down to an element or store a tensor of the same shape"
+                         : ""));
       d.data = {{"expected", element.str()}, {"got", value_type.str()}};
     }
     return;
@@ -218,10 +232,11 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
         check_assign_target(*element, Type::unknown(), nullptr, false);
       return;
     }
-    if (value_type.kind != TypeKind::Tuple || value_type.elements.size() != target.operands.size()) {
+    if (value_type.kind != TypeKind::Tuple ||
+        value_type.elements.size() != target.operands.size()) {
       error(codes::kTypeMismatch, value ? value->range : target.range,
-            "cannot unpack " + value_type.str() + " into " + std::to_string(target.operands.size()) +
-                " names");
+            "cannot unpack " + value_type.str() + " into " +
+                std::to_string(target.operands.size()) + " names");
       for (const auto &element : target.operands)
         check_assign_target(*element, Type::unknown(), nullptr, false);
       return;
@@ -248,7 +263,8 @@ void Analyzer::check_assign_target(const Expr &target, const Type &value_type, c
 
 void Analyzer::check_for(const Stmt &stmt) {
   const Expr &iterable = *stmt.value;
-  const bool is_range = iterable.kind == ExprKind::Call && iterable.callee().kind == ExprKind::Name &&
+  const bool is_range = iterable.kind == ExprKind::Call &&
+                        iterable.callee().kind == ExprKind::Name &&
                         iterable.callee().name == "range" && !lookup("range");
   if (!is_range) {
     check_expr(iterable);
@@ -261,7 +277,8 @@ void Analyzer::check_for(const Stmt &stmt) {
     for (size_t i = 0; i < iterable.arg_count(); ++i) {
       const Type t = check_expr(iterable.arg(i));
       if (!t.is_unknown() && !t.is_integer_like())
-        error(codes::kArgumentType, iterable.arg(i).range, "range bounds must be integers, got " + t.str());
+        error(codes::kArgumentType, iterable.arg(i).range,
+              "range bounds must be integers, got " + t.str());
     }
     if (iterable.arg_count() == 3) {
       if (const auto step = constant(iterable.arg(2)); step && *step == 0)
@@ -313,13 +330,15 @@ void Analyzer::check_return(const Stmt &stmt) {
   if (info.role == FunctionRole::Kernel) {
     if (stmt.value) {
       check_expr(*stmt.value);
-      error(codes::kInvalidReturn, stmt.value->range, "kernels cannot return a value; store it into an output tensor");
+      error(codes::kInvalidReturn, stmt.value->range,
+            "kernels cannot return a value; store it into an output tensor");
     }
     return;
   }
   if (!stmt.value) {
     if (info.return_type.kind != TypeKind::Void && !info.return_type.is_unknown())
-      error(codes::kInvalidReturn, stmt.range, "'" + info.function->name + "' must return " + info.return_type.str());
+      error(codes::kInvalidReturn, stmt.range,
+            "'" + info.function->name + "' must return " + info.return_type.str());
     return;
   }
   const Type value = check_expr(*stmt.value);
@@ -331,7 +350,8 @@ void Analyzer::check_return(const Stmt &stmt) {
   }
   if (!assignable(info.return_type, value)) {
     Diagnostic &d = error(codes::kInvalidReturn, stmt.value->range,
-                          "'" + info.function->name + "' returns " + info.return_type.str() + ", not " + value.str());
+                          "'" + info.function->name + "' returns " + info.return_type.str() +
+                              ", not " + value.str());
     d.data = {{"expected", info.return_type.str()}, {"got", value.str()}};
   }
 }

@@ -90,7 +90,8 @@ bool is_valid_utf8(std::string_view text, size_t *bad_offset) {
       code_point = (code_point << 6) | (byte & 0x3F);
     }
     // Overlong forms, surrogates and code points past U+10FFFF are invalid.
-    const bool overlong = (length == 3 && code_point < 0x800) || (length == 4 && code_point < 0x10000);
+    const bool overlong =
+        (length == 3 && code_point < 0x800) || (length == 4 && code_point < 0x10000);
     if (overlong || (code_point >= 0xD800 && code_point <= 0xDFFF) || code_point > 0x10FFFF)
       return fail();
     i += length;

@@ -161,8 +161,9 @@ TEST(Sema, ConstantFoldingAndLetConstants) {
 }
 
 TEST(Sema, DivisionByZeroInConstants) {
-  const auto found = diagnose("X = 4 // 0\n@kernel(grid=1, block=32)\ndef k(C: Tensor((4,), f32)):\n"
-                              "    C[0] = 0.0\n");
+  const auto found =
+      diagnose("X = 4 // 0\n@kernel(grid=1, block=32)\ndef k(C: Tensor((4,), f32)):\n"
+               "    C[0] = 0.0\n");
   ASSERT_EQ(found.size(), 1u) << dump(found);
   EXPECT_EQ(found[0].code, "E0502");
 }

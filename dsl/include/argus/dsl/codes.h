@@ -14,14 +14,15 @@ struct CodeInfo {
 };
 
 // E00xx: input
-inline constexpr std::string_view kEmptyFile = "E0001";       // no kernel in the file
-inline constexpr std::string_view kNotText = "E0002";         // binary data / invalid UTF-8
-inline constexpr std::string_view kFileTooLarge = "E0003";    // over FrontendOptions::max_file_bytes
-inline constexpr std::string_view kNestingTooDeep = "E0004";  // over LowerOptions::max_expression_depth
+inline constexpr std::string_view kEmptyFile = "E0001";    // no kernel in the file
+inline constexpr std::string_view kNotText = "E0002";      // binary data / invalid UTF-8
+inline constexpr std::string_view kFileTooLarge = "E0003"; // over FrontendOptions::max_file_bytes
+inline constexpr std::string_view kNestingTooDeep =
+    "E0004"; // over LowerOptions::max_expression_depth
 // E01xx: syntax
-inline constexpr std::string_view kSyntaxError = "E0101";     // tree-sitter ERROR node
-inline constexpr std::string_view kMissingToken = "E0102";    // tree-sitter MISSING node
-inline constexpr std::string_view kBadLiteral = "E0103";      // integer literal out of range, bad escape
+inline constexpr std::string_view kSyntaxError = "E0101";  // tree-sitter ERROR node
+inline constexpr std::string_view kMissingToken = "E0102"; // tree-sitter MISSING node
+inline constexpr std::string_view kBadLiteral = "E0103"; // integer literal out of range, bad escape
 // E02xx: outside the Argus subset
 inline constexpr std::string_view kUnsupportedStatement = "E0201";
 inline constexpr std::string_view kUnsupportedExpression = "E0202";

@@ -36,9 +36,9 @@ struct Symbol {
   std::string name;
   Range definition; // the defining identifier's range; empty for builtins
   Type type;
-  std::optional<int64_t> value;          // compile-time value of constants
+  std::optional<int64_t> value;            // compile-time value of constants
   const ast::Function *function = nullptr; // Function symbols
-  bool is_constexpr = false;             // constexpr kernel parameters
+  bool is_constexpr = false;               // constexpr kernel parameters
 };
 
 enum class FunctionRole { Kernel, Device };
@@ -61,13 +61,13 @@ struct FunctionInfo {
   std::vector<const Symbol *> params;
   Type return_type = Type::void_type();
   // Kernels only:
-  std::vector<int64_t> block = {1, 1, 1};        // threads per block, (x, y, z)
-  std::vector<const ast::Expr *> grid;          // grid expressions, (x[, y[, z]])
-  std::map<std::string, int64_t> policies;      // known policies with their value
-  std::vector<const ast::Expr *> assumptions;   // each condition of each assume(...)
+  std::vector<int64_t> block = {1, 1, 1};     // threads per block, (x, y, z)
+  std::vector<const ast::Expr *> grid;        // grid expressions, (x[, y[, z]])
+  std::map<std::string, int64_t> policies;    // known policies with their value
+  std::vector<const ast::Expr *> assumptions; // each condition of each assume(...)
   std::vector<BenchInfo> benches;
-  Target target = Target::Any;                  // from the intrinsics used
-  int64_t shared_bytes = 0;                     // static shared memory
+  Target target = Target::Any; // from the intrinsics used
+  int64_t shared_bytes = 0;    // static shared memory
 };
 
 struct SemaResult {
@@ -82,7 +82,8 @@ struct SemaResult {
   const FunctionInfo *function_info(std::string_view name) const;
 };
 
-SemaResult analyze(const ast::Module &module, DiagnosticSink &sink, const SemaOptions &options = {});
+SemaResult analyze(const ast::Module &module, DiagnosticSink &sink,
+                   const SemaOptions &options = {});
 
 // The names of the kernel policies `@kernel(...)` accepts besides grid/block.
 std::span<const std::string_view> known_policies();

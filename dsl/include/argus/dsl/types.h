@@ -16,7 +16,21 @@
 namespace argus::sema {
 
 enum class ScalarKind {
-  I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, FP8E4M3, FP8E5M2, Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  FP8E4M3,
+  FP8E5M2,
+  Bool,
 };
 
 std::optional<ScalarKind> scalar_from_name(std::string_view name);
@@ -50,23 +64,23 @@ enum class TypeKind {
   IntLiteral,   // a compile-time Python int: adapts to any integer or float scalar
   FloatLiteral, // a compile-time Python float: adapts to any float scalar
   Scalar,
-  Tensor,       // a view: global parameter, shared/local array, or a view of one
+  Tensor, // a view: global parameter, shared/local array, or a view of one
   Tuple,
-  Dtype,        // a scalar type used as a value: `bf16` in `make_shared(..., bf16)`
+  Dtype, // a scalar type used as a value: `bf16` in `make_shared(..., bf16)`
   String,
-  Dict,         // only as the tag record of assert_tag
-  Lambda,       // only as a tag function
-  TensorSpec,   // `Tensor(shape, dtype)`: a view's target type
-  Layout,       // `make_layout(shape, stride)`
-  Swizzle,      // `Swizzle(B, M, S)`
-  Range,        // `range(...)`: only as a for-loop iterable
-  Namespace,    // `nvvm`, `amdgpu`
-  Function,     // a @device or @kernel function used as a value (in @bench)
+  Dict,       // only as the tag record of assert_tag
+  Lambda,     // only as a tag function
+  TensorSpec, // `Tensor(shape, dtype)`: a view's target type
+  Layout,     // `make_layout(shape, stride)`
+  Swizzle,    // `Swizzle(B, M, S)`
+  Range,      // `range(...)`: only as a for-loop iterable
+  Namespace,  // `nvvm`, `amdgpu`
+  Function,   // a @device or @kernel function used as a value (in @bench)
 };
 
 struct Type {
   TypeKind kind = TypeKind::Unknown;
-  ScalarKind scalar = ScalarKind::I32;     // Scalar, Dtype
+  ScalarKind scalar = ScalarKind::I32;      // Scalar, Dtype
   std::shared_ptr<const TensorType> tensor; // Tensor, TensorSpec
   std::vector<Type> elements;               // Tuple
 

@@ -21,10 +21,10 @@ enum ArgusArgKind { ARGUS_ARG_TENSOR = 0, ARGUS_ARG_INT = 1, ARGUS_ARG_FLOAT = 2
 /* dtype names as in Argus: "bf16", "f32", "i32", ... */
 typedef struct {
   const char *name;
-  int kind;          /* ArgusArgKind */
+  int kind; /* ArgusArgKind */
   const char *dtype;
-  int is_output;     /* tensors the kernel stores into */
-  int rank;          /* tensors: number of dims; scalars: 0 */
+  int is_output; /* tensors the kernel stores into */
+  int rank;      /* tensors: number of dims; scalars: 0 */
 } ArgusParamInfo;
 
 typedef struct {
@@ -35,18 +35,18 @@ typedef struct {
 
 typedef struct {
   const char *kernel;
-  const char *reference;   /* a kernel of this artifact, or "matmul" */
+  const char *reference; /* a kernel of this artifact, or "matmul" */
   int nsizes;
-  const char *const *size_names;  /* scalar parameter names */
+  const char *const *size_names; /* scalar parameter names */
   const int64_t *size_values;
-  double flops;            /* 0 when not given */
-  double bytes;            /* 0 when not given */
+  double flops; /* 0 when not given */
+  double bytes; /* 0 when not given */
 } ArgusBenchInfo;
 
 typedef struct {
   const char *name;
-  int kind; /* ArgusArgKind */
-  void *data;          /* tensors: device pointer */
+  int kind;   /* ArgusArgKind */
+  void *data; /* tensors: device pointer */
   int64_t int_value;
   double float_value;
 } ArgusArg;
