@@ -1,6 +1,7 @@
 #include "argus/cli/bench_command.h"
 #include "argus/cli/check_command.h"
 #include "argus/cli/command.h"
+#include "argus/cli/compile_command.h"
 #include "argus/cli/layout_command.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@ std::span<const Command> commands() {
   static const std::array kCommands = {
       Command{"check", kCheckSummary, kCheckHelp, run_check},
       Command{"layout", kLayoutSummary, kLayoutHelp, run_layout},
+      Command{"compile", kCompileSummary, kCompileHelp, run_compile},
       Command{"bench", kBenchSummary, kBenchHelp, run_bench},
   };
   return kCommands;

@@ -1,0 +1,267 @@
+// The sm90 compile: nvcc as a subprocess, ptxas -v parsed per kernel, and
+// compiler messages mapped back to .argus lines through #line.
+#include "argus/codegen/codes.h"
+#include "argus/codegen/compile.h"
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace argus::codegen {
+
+namespace {
+
+std::string shell_quote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+bool is_executable(const std::string &path) {
+  return !path.empty() && ::access(path.c_str(), X_OK) == 0 &&
+         std::filesystem::is_regular_file(path);
+}
+
+// Runs `command` through /bin/sh with stderr joined to stdout.
+int run_capture(const std::string &command, std::string &output) {
+  output.clear();
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe)
+    return -1;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  if (status == -1)
+    return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+} // namespace
+
+std::optional<std::string> find_nvcc() {
+  if (const char *env = std::getenv("ARGUS_NVCC"); env && *env) {
+    if (is_executable(env))
+      return std::string(env);
+    return std::nullopt;
+  }
+  if (const char *path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      if (dir.empty())
+        continue;
+      const std::string candidate = dir + "/nvcc";
+      if (is_executable(candidate))
+        return candidate;
+    }
+  }
+  for (const char *candidate : {"/usr/local/cuda/bin/nvcc", "/opt/cuda/bin/nvcc"})
+    if (is_executable(candidate))
+      return std::string(candidate);
+  return std::nullopt;
+}
+
+std::vector<KernelResources> parse_ptxas_verbose(std::string_view output) {
+  std::vector<KernelResources> kernels;
+  std::string props_for;
+  KernelResources *current = nullptr;
+  static const std::regex compiling(R"(Compiling entry function '([^']+)')");
+  static const std::regex properties(R"(Function properties for ([A-Za-z_$][\w$]*))");
+  static const std::regex frame(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex used(R"(Used (\d+) registers)");
+  static const std::regex barriers(R"(used (\d+) barriers)");
+  static const std::regex smem(R"((\d+) bytes smem)");
+  std::istringstream lines{std::string(output)};
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, compiling)) {
+      kernels.push_back(KernelResources{});
+      kernels.back().name = m[1];
+      current = &kernels.back();
+      continue;
+    }
+    if (std::regex_search(line, m, properties)) {
+      props_for = m[1];
+      continue;
+    }
+    if (std::regex_search(line, m, frame)) {
+      for (KernelResources &k : kernels) {
+        if (k.name == props_for) {
+          k.stack_bytes = std::stoll(m[1]);
+          k.spill_store_bytes = std::stoll(m[2]);
+          k.spill_load_bytes = std::stoll(m[3]);
+        }
+      }
+      continue;
+    }
+    if (current && std::regex_search(line, m, used)) {
+      current->registers = std::stoi(m[1]);
+      if (std::regex_search(line, m, barriers))
+        current->barriers = std::stoi(m[1]);
+      if (std::regex_search(line, m, smem))
+        current->shared_bytes = std::stoll(m[1]);
+    }
+  }
+  return kernels;
+}
+
+std::vector<Diagnostic> map_compiler_messages(std::string_view output,
+                                              std::string_view argus_path) {
+  std::vector<Diagnostic> out;
+  // nvcc (EDG): "path(12): error: message" or "path(12): warning #177-D: message"
+  static const std::regex edg(R"(^(.+)\((\d+)\): (error|warning|remark)( #[\w-]+)?: (.*)$)");
+  // clang: "path:12:3: error: message"
+  static const std::regex clang(R"(^(.+):(\d+):(\d+): (error|warning|fatal error): (.*)$)");
+  std::istringstream lines{std::string(output)};
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    std::string file;
+    uint32_t line_number = 0;
+    uint32_t column = 0;
+    std::string kind;
+    std::string message;
+    if (std::regex_match(line, m, edg)) {
+      file = m[1];
+      line_number = static_cast<uint32_t>(std::stoul(m[2]));
+      kind = m[3];
+      message = m[5];
+    } else if (std::regex_match(line, m, clang)) {
+      file = m[1];
+      line_number = static_cast<uint32_t>(std::stoul(m[2]));
+      column = static_cast<uint32_t>(std::stoul(m[3]));
+      kind = m[4];
+      message = m[5];
+    } else {
+      continue;
+    }
+    if (file != argus_path || kind == "remark" || line_number == 0)
+      continue;
+    Diagnostic d;
+    const bool is_error = kind != "warning";
+    d.severity = is_error ? Severity::Error : Severity::Warning;
+    d.code = std::string(is_error ? codes::kDeviceCompileError : codes::kDeviceCompileWarning);
+    d.range.begin = Position{line_number - 1, column > 0 ? column - 1 : 0};
+    d.range.end = d.range.begin;
+    d.message = "device compiler: " + message;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+CompileReport compile_sm90(const std::string &nvcc, const std::string &source_path,
+                           const std::string &cubin_path, std::string_view argus_path) {
+  CompileReport report;
+  report.target = GpuTarget::Sm90;
+  std::string version_output;
+  if (run_capture(shell_quote(nvcc) + " --version", version_output) == 0) {
+    static const std::regex release(R"(release [\d.]+, V([\d.]+))");
+    std::smatch m;
+    if (std::regex_search(version_output, m, release))
+      report.compiler = "nvcc " + std::string(m[1]);
+  }
+  if (report.compiler.empty())
+    report.compiler = "nvcc";
+  report.command = shell_quote(nvcc) +
+                   " -gencode=arch=compute_90a,code=sm_90a -cubin -Xptxas -v -O3 -std=c++17 " +
+                   shell_quote(source_path) + " -o " + shell_quote(cubin_path);
+  const auto start = std::chrono::steady_clock::now();
+  const int status = run_capture(report.command, report.output);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.diagnostics = map_compiler_messages(report.output, argus_path);
+  report.kernels = parse_ptxas_verbose(report.output);
+  if (status != 0) {
+    report.message = "nvcc failed (exit status " + std::to_string(status) + ")";
+    return report;
+  }
+  std::ifstream cubin(cubin_path, std::ios::binary);
+  if (!cubin) {
+    report.message = "nvcc wrote no " + cubin_path;
+    return report;
+  }
+  report.binary.assign(std::istreambuf_iterator<char>(cubin), std::istreambuf_iterator<char>());
+  report.ok = true;
+  return report;
+}
+
+nlohmann::json compile_json(const CompileReport &report) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelResources &k : report.kernels) {
+    if (report.target == GpuTarget::Sm90) {
+      kernels.push_back({{"name", k.name},
+                         {"registers", k.registers},
+                         {"spill_store_bytes", k.spill_store_bytes},
+                         {"spill_load_bytes", k.spill_load_bytes},
+                         {"shared_bytes", k.shared_bytes},
+                         {"stack_bytes", k.stack_bytes},
+                         {"barriers", k.barriers}});
+    } else {
+      kernels.push_back({{"name", k.name},
+                         {"vgprs", k.vgprs},
+                         {"agprs", k.agprs},
+                         {"sgprs", k.sgprs},
+                         {"lds_bytes", k.shared_bytes},
+                         {"scratch_bytes", k.scratch_bytes},
+                         {"spill_vgprs", k.spill_vgprs},
+                         {"spill_sgprs", k.spill_sgprs},
+                         {"occupancy_waves_per_simd", k.occupancy_waves_per_simd}});
+    }
+  }
+  nlohmann::json j = {{"target", std::string(target_name(report.target))},
+                      {"ok", report.ok},
+                      {"compiler", report.compiler},
+                      {"seconds", report.seconds},
+                      {"kernels", kernels}};
+  if (!report.command.empty())
+    j["command"] = report.command;
+  return j;
+}
+
+std::string resource_table(const CompileReport &report) {
+  std::ostringstream out;
+  char buffer[256];
+  if (report.target == GpuTarget::Sm90) {
+    std::snprintf(buffer, sizeof buffer, "%-24s %9s %12s %12s %8s %8s\n", "kernel", "registers",
+                  "spill st/ld", "shared", "stack", "barriers");
+    out << buffer;
+    for (const KernelResources &k : report.kernels) {
+      const std::string spills =
+          std::to_string(k.spill_store_bytes) + "/" + std::to_string(k.spill_load_bytes);
+      std::snprintf(buffer, sizeof buffer, "%-24s %9d %12s %12lld %8lld %8d\n", k.name.c_str(),
+                    k.registers, spills.c_str(), static_cast<long long>(k.shared_bytes),
+                    static_cast<long long>(k.stack_bytes), k.barriers);
+      out << buffer;
+    }
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%-24s %6s %6s %6s %8s %8s %7s %10s\n", "kernel", "vgprs",
+                  "agprs", "sgprs", "lds", "scratch", "spills", "waves/simd");
+    out << buffer;
+    for (const KernelResources &k : report.kernels) {
+      std::snprintf(buffer, sizeof buffer, "%-24s %6d %6d %6d %8lld %8lld %7lld %10d\n",
+                    k.name.c_str(), k.vgprs, k.agprs, k.sgprs,
+                    static_cast<long long>(k.shared_bytes), static_cast<long long>(k.scratch_bytes),
+                    static_cast<long long>(k.spill_vgprs + k.spill_sgprs),
+                    k.occupancy_waves_per_simd);
+      out << buffer;
+    }
+  }
+  return out.str();
+}
+
+} // namespace argus::codegen

@@ -1,0 +1,888 @@
+// Scalar expressions, integer index arithmetic and views.
+#include "lower_internal.h"
+
+#include <cmath>
+
+namespace argus::codegen::detail {
+
+using ast::BinaryOp;
+using ast::Expr;
+using ast::ExprKind;
+using layout::ExprRef;
+using layout::Interval;
+using sema::MemorySpace;
+using sema::ScalarKind;
+using sema::Symbol;
+using sema::SymbolKind;
+using sema::Type;
+using sema::TypeKind;
+
+namespace {
+
+bool is_int_like_type(const Type *t) {
+  if (!t)
+    return false;
+  if (t->kind == TypeKind::IntLiteral)
+    return true;
+  return t->kind == TypeKind::Scalar && sema::is_integer(t->scalar);
+}
+
+bool is_signed_int_type(const Type *t) {
+  if (!t)
+    return false;
+  if (t->kind == TypeKind::IntLiteral)
+    return true;
+  return t->kind == TypeKind::Scalar && is_signed_int(t->scalar);
+}
+
+} // namespace
+
+ScalarKind Lowerer::kind_of(const Expr &e, std::optional<ScalarKind> want) const {
+  const Type *t = type_of(e);
+  if (!t)
+    return want.value_or(ScalarKind::I32);
+  switch (t->kind) {
+  case TypeKind::Scalar:
+  case TypeKind::Dtype:
+    return t->scalar;
+  case TypeKind::IntLiteral:
+    return want && *want != ScalarKind::Bool ? *want : ScalarKind::I32;
+  case TypeKind::FloatLiteral:
+    return want && sema::is_float(*want) ? *want : ScalarKind::F32;
+  default:
+    return want.value_or(ScalarKind::I32);
+  }
+}
+
+std::string Lowerer::literal_float(double value, ScalarKind kind) const {
+  switch (kind) {
+  case ScalarKind::F32:
+  case ScalarKind::F64:
+    return float_text(value, kind);
+  case ScalarKind::BF16:
+    return "__float2bfloat16_rn(" + float_text(value, ScalarKind::F32) + ")";
+  case ScalarKind::F16:
+    return "__float2half_rn(" + float_text(value, ScalarKind::F32) + ")";
+  case ScalarKind::FP8E4M3:
+  case ScalarKind::FP8E5M2:
+    return type_name(kind, target_) + "(" + float_text(value, ScalarKind::F32) + ")";
+  case ScalarKind::Bool:
+    return value != 0 ? "true" : "false";
+  default:
+    return literal_int(static_cast<int64_t>(value), kind);
+  }
+}
+
+std::string Lowerer::literal_int(int64_t value, ScalarKind kind) const {
+  if (sema::is_float(kind))
+    return literal_float(static_cast<double>(value), kind);
+  if (kind == ScalarKind::Bool)
+    return value ? "true" : "false";
+  std::string text = std::to_string(value);
+  switch (kind) {
+  case ScalarKind::I64:
+    text += "LL";
+    break;
+  case ScalarKind::U32:
+    text += "u";
+    break;
+  case ScalarKind::U64:
+    text += "ull";
+    break;
+  default:
+    if (value > INT32_MAX || value < INT32_MIN)
+      text += "LL";
+    break;
+  }
+  return value < 0 ? "(" + text + ")" : text;
+}
+
+std::string Lowerer::convert(const std::string &text, ScalarKind from, ScalarKind to) const {
+  if (from == to)
+    return text;
+  auto to_float = [&](const std::string &t, ScalarKind k) -> std::string {
+    switch (k) {
+    case ScalarKind::BF16:
+      return "__bfloat162float(" + t + ")";
+    case ScalarKind::F16:
+      return "__half2float(" + t + ")";
+    case ScalarKind::FP8E4M3:
+    case ScalarKind::FP8E5M2:
+      return "static_cast<float>(" + t + ")";
+    case ScalarKind::F32:
+      return t;
+    default:
+      return "static_cast<float>(" + t + ")";
+    }
+  };
+  const bool special_from = from == ScalarKind::BF16 || from == ScalarKind::F16 ||
+                            from == ScalarKind::FP8E4M3 || from == ScalarKind::FP8E5M2;
+  if (to == ScalarKind::Bool) {
+    if (special_from)
+      return "(" + to_float(text, from) + " != 0.0f)";
+    return "(" + text + " != 0)";
+  }
+  switch (to) {
+  case ScalarKind::BF16:
+    return "__float2bfloat16_rn(" + to_float(text, from) + ")";
+  case ScalarKind::F16:
+    return "__float2half_rn(" + to_float(text, from) + ")";
+  case ScalarKind::FP8E4M3:
+  case ScalarKind::FP8E5M2:
+    return type_name(to, target_) + "(" + to_float(text, from) + ")";
+  default:
+    break;
+  }
+  if (special_from) {
+    const std::string f = to_float(text, from);
+    return to == ScalarKind::F32 ? f : "static_cast<" + type_name(to, target_) + ">(" + f + ")";
+  }
+  return "static_cast<" + type_name(to, target_) + ">(" + text + ")";
+}
+
+std::string Lowerer::math(const std::string &name, const std::vector<std::string> &args,
+                          ScalarKind kind) {
+  if (kind != ScalarKind::F32 && kind != ScalarKind::F64) {
+    // bf16, f16, fp8: compute in f32 and round once.
+    std::vector<std::string> wide;
+    for (const std::string &a : args)
+      wide.push_back(convert(a, kind, ScalarKind::F32));
+    return convert(math(name, wide, ScalarKind::F32), ScalarKind::F32, kind);
+  }
+  const bool f32 = kind == ScalarKind::F32;
+  const bool cuda = target_ == GpuTarget::Sm90;
+  std::string fn;
+  if (cuda) {
+    if (name == "exp")
+      fn = f32 ? (fast_math_ ? "__expf" : "expf") : "exp";
+    else if (name == "log")
+      fn = f32 ? (fast_math_ ? "__logf" : "logf") : "log";
+    else if (name == "exp2")
+      fn = f32 ? "exp2f" : "exp2";
+    else if (name == "log2")
+      fn = f32 ? (fast_math_ ? "__log2f" : "log2f") : "log2";
+    else if (name == "sqrt")
+      fn = f32 ? "sqrtf" : "sqrt";
+    else if (name == "rsqrt")
+      fn = f32 ? "rsqrtf" : "rsqrt";
+    else if (name == "tanh")
+      fn = f32 ? "tanhf" : "tanh";
+    else if (name == "fma")
+      fn = f32 ? "fmaf" : "fma";
+    else if (name == "min")
+      fn = f32 ? "fminf" : "fmin";
+    else if (name == "max")
+      fn = f32 ? "fmaxf" : "fmax";
+    else if (name == "abs")
+      fn = f32 ? "fabsf" : "fabs";
+  } else {
+    if (name == "exp")
+      fn = f32 ? "__builtin_expf" : "__builtin_exp";
+    else if (name == "log")
+      fn = f32 ? "__builtin_logf" : "__builtin_log";
+    else if (name == "exp2")
+      fn = f32 ? "__builtin_exp2f" : "__builtin_exp2";
+    else if (name == "log2")
+      fn = f32 ? "__builtin_log2f" : "__builtin_log2";
+    else if (name == "sqrt")
+      fn = f32 ? "__builtin_sqrtf" : "__builtin_sqrt";
+    else if (name == "rsqrt")
+      fn = f32 ? "__builtin_amdgcn_rsqf" : "__builtin_amdgcn_rsq";
+    else if (name == "tanh")
+      fn = f32 ? "argus_tanhf" : "";
+    else if (name == "fma")
+      fn = f32 ? "__builtin_fmaf" : "__builtin_fma";
+    else if (name == "min")
+      fn = f32 ? "__builtin_fminf" : "__builtin_fmin";
+    else if (name == "max")
+      fn = f32 ? "__builtin_fmaxf" : "__builtin_fmax";
+    else if (name == "abs")
+      fn = f32 ? "__builtin_fabsf" : "__builtin_fabs";
+    if (name == "tanh" && !f32)
+      return "static_cast<double>(argus_tanhf(static_cast<float>(" + args[0] + ")))";
+  }
+  std::string out = fn + "(";
+  for (size_t i = 0; i < args.size(); ++i)
+    out += (i ? ", " : "") + args[i];
+  return out + ")";
+}
+
+// ---------------------------------------------------------------------------
+
+std::string Lowerer::cpp(ExprRef e) const {
+  layout::CppPrintOptions options;
+  options.floor_div_function = "argus_floordiv";
+  options.floor_mod_function = "argus_floormod";
+  options.min_function = "argus_min";
+  options.max_function = "argus_max";
+  return layout::to_cpp(e, options);
+}
+
+ExprRef Lowerer::opaque(const std::string &text, Interval range) {
+  return ctx_.symbol(paren(text), range);
+}
+
+ExprRef Lowerer::linear_thread() {
+  const bool kernel = fn_ && fn_->role == sema::FunctionRole::Kernel;
+  if (!kernel) {
+    if (target_ == GpuTarget::Sm90)
+      return opaque("int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))",
+                    Interval::closed(0, 1023));
+    return opaque("int(__builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_size_x() * "
+                  "(__builtin_amdgcn_workitem_id_y() + __builtin_amdgcn_workgroup_size_y() * "
+                  "__builtin_amdgcn_workitem_id_z()))",
+                  Interval::closed(0, 1023));
+  }
+  ExprRef x = launch_coordinate("thread_id", 0);
+  ExprRef y = launch_coordinate("thread_id", 1);
+  ExprRef z = launch_coordinate("thread_id", 2);
+  const int64_t bx = fn_->block[0];
+  const int64_t by = fn_->block[1];
+  return x + bx * (y + by * z);
+}
+
+ExprRef Lowerer::launch_coordinate(const std::string &name, int dim) {
+  const bool kernel = fn_ && fn_->role == sema::FunctionRole::Kernel;
+  const bool cuda = target_ == GpuTarget::Sm90;
+  const char axis = "xyz"[std::clamp(dim, 0, 2)];
+  const std::string a(1, axis);
+  if (name == "thread_id") {
+    if (kernel) {
+      const int64_t extent = fn_->block[static_cast<size_t>(std::clamp(dim, 0, 2))];
+      if (extent == 1)
+        return ctx_.constant(0);
+      return ctx_.symbol(cuda ? "int(threadIdx." + a + ")"
+                              : "int(__builtin_amdgcn_workitem_id_" + a + "())",
+                         Interval::closed(0, extent - 1));
+    }
+    return ctx_.symbol(cuda ? "int(threadIdx." + a + ")"
+                            : "int(__builtin_amdgcn_workitem_id_" + a + "())",
+                       Interval::closed(0, 1023));
+  }
+  if (name == "block_id") {
+    return ctx_.symbol(cuda ? "int(blockIdx." + a + ")"
+                            : "int(__builtin_amdgcn_workgroup_id_" + a + "())",
+                       Interval::non_negative());
+  }
+  if (name == "block_dim") {
+    if (kernel)
+      return ctx_.constant(fn_->block[static_cast<size_t>(std::clamp(dim, 0, 2))]);
+    return ctx_.symbol(cuda ? "int(blockDim." + a + ")"
+                            : "int(__builtin_amdgcn_workgroup_size_" + a + "())",
+                       Interval::closed(1, 1024));
+  }
+  if (name == "grid_dim") {
+    if (cuda)
+      return ctx_.symbol("int(gridDim." + a + ")", Interval::positive());
+    return opaque("int(__builtin_amdgcn_grid_size_" + a + "() / __builtin_amdgcn_workgroup_size_" +
+                      a + "())",
+                  Interval::positive());
+  }
+  const int warp = cuda ? 32 : 64;
+  if (name == "lane_id") {
+    if (!kernel && !cuda)
+      return ctx_.symbol("argus_lane()", Interval::closed(0, 63));
+    return linear_thread() % warp;
+  }
+  // warp_id
+  return linear_thread() / warp;
+}
+
+ExprRef Lowerer::iexpr(const Expr &e) {
+  const Type *t = type_of(e);
+  if (is_int_like_type(t)) {
+    if (auto v = sema_.constant_of(e))
+      return ctx_.constant(*v);
+  }
+  switch (e.kind) {
+  case ExprKind::Int:
+  case ExprKind::Bool:
+    return ctx_.constant(e.int_value);
+  case ExprKind::Name: {
+    const Symbol *s = symbol_of(e);
+    if (!s)
+      break;
+    if (s->value)
+      return ctx_.constant(*s->value);
+    if (s->kind == SymbolKind::Parameter) {
+      return ctx_.symbol(cpp_name(s->name),
+                         positive_params_.count(s) ? Interval::positive() : Interval::all());
+    }
+    if (s->kind == SymbolKind::Local || s->kind == SymbolKind::LoopVariable) {
+      auto it = facts_.find(s);
+      return ctx_.symbol(local_name(s), it == facts_.end() ? Interval::all() : it->second);
+    }
+    break;
+  }
+  case ExprKind::Unary: {
+    if (!is_signed_int_type(t))
+      break;
+    if (e.unary_op == ast::UnaryOp::Neg)
+      return ctx_.neg(iexpr(*e.operands[0]));
+    if (e.unary_op == ast::UnaryOp::Pos)
+      return iexpr(*e.operands[0]);
+    if (e.unary_op == ast::UnaryOp::Invert)
+      return ctx_.sub(ctx_.neg(iexpr(*e.operands[0])), ctx_.constant(1));
+    break;
+  }
+  case ExprKind::Binary: {
+    if (!is_signed_int_type(t) || !is_signed_int_type(type_of(*e.operands[0])) ||
+        !is_signed_int_type(type_of(*e.operands[1])))
+      break;
+    const ExprRef a = iexpr(*e.operands[0]);
+    const ExprRef b = iexpr(*e.operands[1]);
+    switch (e.binary_op) {
+    case BinaryOp::Add:
+      return a + b;
+    case BinaryOp::Sub:
+      return a - b;
+    case BinaryOp::Mul:
+      return a * b;
+    case BinaryOp::FloorDiv:
+      if (b.is_constant() && b.constant() == 0)
+        break;
+      return ctx_.floor_div(a, b);
+    case BinaryOp::Mod:
+      if (b.is_constant() && b.constant() == 0)
+        break;
+      return ctx_.mod(a, b);
+    case BinaryOp::BitAnd:
+      return ctx_.bit_and(a, b);
+    case BinaryOp::BitOr:
+      return ctx_.bit_or(a, b);
+    case BinaryOp::BitXor:
+      return ctx_.bit_xor(a, b);
+    case BinaryOp::Shl:
+      if (b.is_constant() && b.constant() >= 0 && b.constant() <= 62)
+        return a * (int64_t{1} << b.constant());
+      return ctx_.shl(a, b);
+    case BinaryOp::Shr:
+      if (b.is_constant() && b.constant() >= 0 && b.constant() <= 62)
+        return ctx_.floor_div(a, ctx_.constant(int64_t{1} << b.constant()));
+      return ctx_.shr(a, b);
+    default:
+      break;
+    }
+    break;
+  }
+  case ExprKind::Call: {
+    const std::string name = callee_name(e);
+    if (name == "thread_id" || name == "block_id" || name == "block_dim" || name == "grid_dim") {
+      const Expr *d = call_arg(e, 0, "dim");
+      const int dim = d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0;
+      return launch_coordinate(name, dim);
+    }
+    if (name == "lane_id" || name == "warp_id")
+      return launch_coordinate(name, 0);
+    if (!is_signed_int_type(t))
+      break;
+    if (name == "cdiv" && e.arg_count() == 2) {
+      const ExprRef a = iexpr(e.arg(0));
+      const ExprRef b = iexpr(e.arg(1));
+      if (b.range().positive_values())
+        return ctx_.floor_div(a + b - 1, b);
+      return ctx_.neg(ctx_.floor_div(ctx_.neg(a), b));
+    }
+    if ((name == "min" || name == "max") && e.arg_count() >= 2) {
+      ExprRef acc = iexpr(e.arg(0));
+      for (size_t i = 1; i < e.arg_count(); ++i)
+        acc = name == "min" ? ctx_.min(acc, iexpr(e.arg(i))) : ctx_.max(acc, iexpr(e.arg(i)));
+      return acc;
+    }
+    if (name == "abs" && e.arg_count() == 1) {
+      const ExprRef a = iexpr(e.arg(0));
+      return ctx_.max(a, ctx_.neg(a));
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  return opaque(expr(e));
+}
+
+// ---------------------------------------------------------------------------
+
+std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
+  const Type *t = type_of(e);
+  const ScalarKind kind = kind_of(e, want);
+  if (is_int_like_type(t) || (t && t->kind == TypeKind::Scalar && t->scalar == ScalarKind::Bool)) {
+    if (auto v = sema_.constant_of(e))
+      return literal_int(*v, kind);
+  }
+  switch (e.kind) {
+  case ExprKind::Int:
+    return literal_int(e.int_value, kind);
+  case ExprKind::Float:
+    return literal_float(e.float_value, kind);
+  case ExprKind::Bool:
+    return e.int_value ? "true" : "false";
+  case ExprKind::Name: {
+    const Symbol *s = symbol_of(e);
+    if (!s) {
+      if (e.name == "inf")
+        return literal_float(INFINITY, kind);
+      error(e.range, "cannot lower the name '" + e.name + "' here");
+      return "0";
+    }
+    if (s->value)
+      return literal_int(*s->value, kind);
+    if (s->kind == SymbolKind::Parameter) {
+      if (s->type.is_tensor()) {
+        error(e.range, "a tensor is not a scalar value here");
+        return "0";
+      }
+      return cpp_name(s->name);
+    }
+    if (s->kind == SymbolKind::Local || s->kind == SymbolKind::LoopVariable) {
+      if (s->type.is_tensor()) {
+        error(e.range, "a tensor is not a scalar value here");
+        return "0";
+      }
+      return local_name(s);
+    }
+    error(e.range, "cannot lower the name '" + e.name + "' here");
+    return "0";
+  }
+  case ExprKind::Unary: {
+    if (is_signed_int(kind) && e.unary_op != ast::UnaryOp::Not)
+      return cpp(iexpr(e));
+    switch (e.unary_op) {
+    case ast::UnaryOp::Neg: {
+      const ast::Expr &operand = *e.operands[0];
+      if (operand.kind == ExprKind::Name && operand.name == "inf" && !symbol_of(operand))
+        return literal_float(-INFINITY, kind);
+      return "(-" + expr(operand, kind) + ")";
+    }
+    case ast::UnaryOp::Pos:
+      return expr(*e.operands[0], kind);
+    case ast::UnaryOp::Not:
+      return "(!" + expr(*e.operands[0]) + ")";
+    case ast::UnaryOp::Invert:
+      return "(~" + expr(*e.operands[0], kind) + ")";
+    }
+    return "0";
+  }
+  case ExprKind::Binary: {
+    if (is_signed_int(kind) && e.binary_op != BinaryOp::Div)
+      return cpp(iexpr(e));
+    const bool shift = e.binary_op == BinaryOp::Shl || e.binary_op == BinaryOp::Shr;
+    const std::string a = expr(*e.operands[0], kind);
+    const std::string b = shift ? expr(*e.operands[1]) : expr(*e.operands[1], kind);
+    switch (e.binary_op) {
+    case BinaryOp::FloorDiv:
+      return "(" + a + " / " + b + ")"; // unsigned: floor == truncation
+    case BinaryOp::Mod:
+      return "(" + a + " % " + b + ")";
+    case BinaryOp::Div:
+      if (fast_math_ && kind == ScalarKind::F32 && target_ == GpuTarget::Sm90)
+        return "__fdividef(" + a + ", " + b + ")";
+      return "(" + a + " / " + b + ")";
+    case BinaryOp::Pow:
+      error(e.range, "a runtime power cannot be lowered");
+      return "0";
+    default:
+      return "(" + a + " " + ast::to_string(e.binary_op) + " " + b + ")";
+    }
+  }
+  case ExprKind::Compare: {
+    std::string out;
+    for (size_t i = 0; i < e.compare_ops.size(); ++i) {
+      const Expr &l = *e.operands[i];
+      const Expr &r = *e.operands[i + 1];
+      const Type *lt = type_of(l);
+      std::optional<ScalarKind> k;
+      if (lt && lt->kind == TypeKind::Scalar)
+        k = lt->scalar;
+      else if (const Type *rt = type_of(r); rt && rt->kind == TypeKind::Scalar)
+        k = rt->scalar;
+      const std::string part =
+          "(" + expr(l, k) + " " + ast::to_string(e.compare_ops[i]) + " " + expr(r, k) + ")";
+      out = out.empty() ? part : out + " && " + part;
+    }
+    return e.compare_ops.size() == 1 ? out : "(" + out + ")";
+  }
+  case ExprKind::BoolOp:
+    return "(" + expr(*e.operands[0]) + (e.bool_op == ast::BoolOpKind::And ? " && " : " || ") +
+           expr(*e.operands[1]) + ")";
+  case ExprKind::Conditional:
+    return "(" + expr(*e.operands[0]) + " ? " + expr(*e.operands[1], kind) + " : " +
+           expr(*e.operands[2], kind) + ")";
+  case ExprKind::Call:
+    return call_expr(e, want);
+  case ExprKind::Subscript: {
+    auto v = view_of(e);
+    if (!v)
+      return "0";
+    if (!v->shape.empty() || !v->tile.empty()) {
+      error(e.range, "a tensor view is not a scalar value here; index it down to an element");
+      return "0";
+    }
+    return element_ref(*v);
+  }
+  default:
+    error(e.range, std::string("cannot lower a ") + ast::to_string(e.kind) + " here");
+    return "0";
+  }
+}
+
+std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want) {
+  const std::string name = callee_name(call);
+  const Type *t = type_of(call);
+  const ScalarKind kind = kind_of(call, want);
+  const bool cuda = target_ == GpuTarget::Sm90;
+  auto arg = [&](size_t i, std::string_view keyword) { return call_arg(call, i, keyword); };
+
+  if (call.callee().kind == ExprKind::Name) {
+    const Symbol *callee_symbol = symbol_of(call.callee());
+    if (callee_symbol && callee_symbol->kind == SymbolKind::Function && callee_symbol->function) {
+      const sema::FunctionInfo *callee = sema_.function_info(callee_symbol->function->name);
+      std::string out = cpp_name(callee_symbol->function->name) + "(";
+      for (size_t i = 0; i < call.arg_count(); ++i) {
+        std::optional<ScalarKind> pk;
+        if (callee && i < callee->params.size() && callee->params[i] &&
+            callee->params[i]->type.kind == TypeKind::Scalar)
+          pk = callee->params[i]->type.scalar;
+        out += (i ? ", " : "") + expr(call.arg(i), pk);
+      }
+      return out + ")";
+    }
+    if (!callee_symbol) {
+      if (auto to = sema::scalar_from_name(name)) {
+        const Expr *x = arg(0, "x");
+        if (!x)
+          return literal_int(0, *to);
+        const Type *xt = type_of(*x);
+        if (xt && xt->kind == TypeKind::FloatLiteral && x->kind == ExprKind::Float)
+          return literal_float(x->float_value, *to);
+        const ScalarKind from = kind_of(*x, *to);
+        return convert(expr(*x, from), from, *to);
+      }
+    }
+  }
+  if (name == "convert") {
+    const Expr *x = arg(0, "x");
+    const ScalarKind from = kind_of(*x, kind);
+    return convert(expr(*x, from), from, kind);
+  }
+  if (name == "bitcast") {
+    const Expr *x = arg(0, "x");
+    const ScalarKind from = kind_of(*x, std::nullopt);
+    return "argus_bitcast<" + type_name(kind, target_) + ">(" + expr(*x, from) + ")";
+  }
+  if (name == "thread_id" || name == "block_id" || name == "block_dim" || name == "grid_dim" ||
+      name == "lane_id" || name == "warp_id")
+    return cpp(iexpr(call));
+  if (name == "cdiv" || ((name == "min" || name == "max" || name == "abs") && t &&
+                         (t->kind == TypeKind::IntLiteral ||
+                          (t->kind == TypeKind::Scalar && sema::is_integer(t->scalar))))) {
+    if (is_signed_int(kind))
+      return cpp(iexpr(call));
+    // Unsigned: plain C++.
+    std::vector<std::string> args;
+    for (size_t i = 0; i < call.arg_count(); ++i)
+      args.push_back(expr(call.arg(i), kind));
+    if (name == "cdiv")
+      return "((" + args[0] + " + " + args[1] + " - 1) / " + args[1] + ")";
+    if (name == "abs")
+      return args[0];
+    std::string acc = args[0];
+    for (size_t i = 1; i < args.size(); ++i)
+      acc = "argus_" + name + "(" + acc + ", " + args[i] + ")";
+    return acc;
+  }
+  if (name == "min" || name == "max" || name == "abs" || name == "exp" || name == "exp2" ||
+      name == "log" || name == "log2" || name == "sqrt" || name == "rsqrt" || name == "tanh" ||
+      name == "fma") {
+    std::vector<std::string> args;
+    for (size_t i = 0; i < call.arg_count(); ++i)
+      args.push_back(expr(call.arg(i), kind));
+    if ((name == "min" || name == "max") && args.size() > 2) {
+      std::string acc = args[0];
+      for (size_t i = 1; i < args.size(); ++i)
+        acc = math(name, {acc, args[i]}, kind);
+      return acc;
+    }
+    return math(name, args, kind);
+  }
+  if (name == "shuffle" || name == "shuffle_xor" || name == "shuffle_up" ||
+      name == "shuffle_down") {
+    const Expr *x = arg(0, "x");
+    const Expr *other = call_arg(call, 1,
+                                 name == "shuffle"       ? "lane"
+                                 : name == "shuffle_xor" ? "mask"
+                                                         : "delta");
+    const std::string v = expr(*x, kind);
+    const std::string o = expr(*other, ScalarKind::I32);
+    if (cuda) {
+      const std::string fn = name == "shuffle"       ? "__shfl_sync"
+                             : name == "shuffle_xor" ? "__shfl_xor_sync"
+                             : name == "shuffle_up"  ? "__shfl_up_sync"
+                                                     : "__shfl_down_sync";
+      return fn + "(0xffffffffu, " + v + ", " + o + ")";
+    }
+    const std::string fn = name == "shuffle"       ? "argus_shfl"
+                           : name == "shuffle_xor" ? "argus_shfl_xor"
+                           : name == "shuffle_up"  ? "argus_shfl_up"
+                                                   : "argus_shfl_down";
+    return fn + "(" + v + ", " + o + ")";
+  }
+  if ((name == "amdgpu.raw_buffer_load_x1" || name == "amdgpu.raw_buffer_load_x2" ||
+       name == "amdgpu.raw_buffer_load_x4" || name == "amdgpu.ds_read_b128") &&
+      t && t->kind == TypeKind::Scalar) {
+    auto v = view_of(*arg(0, "src"));
+    if (!v)
+      return "0";
+    return element_ref(*v);
+  }
+  error(call.range, "cannot lower a call of '" + name + "' as a value here");
+  return "0";
+}
+
+// ---------------------------------------------------------------------------
+// Views.
+
+std::vector<ExprRef> Lowerer::row_major(const std::vector<ExprRef> &shape) {
+  std::vector<ExprRef> strides(shape.size());
+  ExprRef acc = ctx_.constant(1);
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc = acc * shape[i];
+  }
+  return strides;
+}
+
+View Lowerer::buffer_view(int buffer, const std::vector<ExprRef> &shape,
+                          const std::vector<ExprRef> &strides) {
+  View v;
+  v.buffer = buffer;
+  v.dtype = buffers_[static_cast<size_t>(buffer)].dtype;
+  v.shape = shape;
+  v.strides = strides.empty() ? row_major(shape) : strides;
+  v.offset = ctx_.constant(0);
+  return v;
+}
+
+std::optional<std::vector<ExprRef>> Lowerer::int_tuple(const Expr &e) {
+  std::vector<ExprRef> out;
+  if (e.kind == ExprKind::Tuple) {
+    for (const auto &element : e.operands)
+      out.push_back(iexpr(*element));
+  } else {
+    out.push_back(iexpr(e));
+  }
+  return out;
+}
+
+View Lowerer::index_view(const View &v, const std::vector<ExprRef> &indices) {
+  View out = v;
+  const int64_t e = bytes_of(v.dtype);
+  ExprRef offset = v.offset;
+  for (size_t i = 0; i < indices.size() && i < v.strides.size(); ++i)
+    offset = offset + indices[i] * v.strides[i] * e;
+  out.offset = offset;
+  const size_t k = std::min(indices.size(), v.shape.size());
+  out.shape.erase(out.shape.begin(), out.shape.begin() + static_cast<long>(k));
+  out.strides.erase(out.strides.begin(), out.strides.begin() + static_cast<long>(k));
+  return out;
+}
+
+std::optional<View> Lowerer::view_of(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Name: {
+    const Symbol *s = symbol_of(e);
+    if (s) {
+      if (auto it = views_.find(s); it != views_.end())
+        return it->second;
+    }
+    error(e.range, "'" + e.name + "' is not a tensor the code generator knows here");
+    return std::nullopt;
+  }
+  case ExprKind::Subscript: {
+    auto base = view_of(*e.operands[0]);
+    if (!base)
+      return base;
+    std::vector<ExprRef> indices;
+    for (size_t i = 1; i < e.operands.size(); ++i)
+      indices.push_back(iexpr(*e.operands[i]));
+    if (!base->tile.empty()) {
+      if (indices.size() != base->tile.size()) {
+        error(e.range, "index a tiled view with one tile coordinate per dimension");
+        return std::nullopt;
+      }
+      View out = *base;
+      const int64_t bytes = bytes_of(base->dtype);
+      for (size_t i = 0; i < indices.size(); ++i)
+        out.offset = out.offset + indices[i] * base->tile[i] * base->strides[i] * bytes;
+      out.shape = base->tile;
+      out.tile.clear();
+      return out;
+    }
+    if (indices.size() > base->shape.size()) {
+      error(e.range, "too many indices");
+      return std::nullopt;
+    }
+    return index_view(*base, indices);
+  }
+  case ExprKind::Call: {
+    const std::string name = callee_name(e);
+    if (e.callee().kind == ExprKind::Attribute && e.callee().name == "tile") {
+      auto base = view_of(*e.callee().operands[0]);
+      if (!base || e.arg_count() != 1)
+        return std::nullopt;
+      auto tile = int_tuple(e.arg(0));
+      if (!tile || tile->size() != base->shape.size()) {
+        error(e.range, "a tile shape needs one size per dimension");
+        return std::nullopt;
+      }
+      base->tile = *tile;
+      return base;
+    }
+    if (name == "view") {
+      const Expr *src = call_arg(e, 0, "t");
+      const Expr *spec = call_arg(e, 1, "as");
+      if (!src || !spec)
+        return std::nullopt;
+      auto base = view_of(*src);
+      if (!base)
+        return base;
+      const Type *st = type_of(*spec);
+      if (!st || !st->tensor || spec->kind != ExprKind::Call || spec->arg_count() < 2) {
+        error(e.range, "view(t, Tensor(shape, dtype)) needs a Tensor(...) type");
+        return std::nullopt;
+      }
+      if (!contiguous(*base)) {
+        error(e.range, "view() of a tensor that is not contiguous (row-major) cannot be lowered");
+        return std::nullopt;
+      }
+      auto shape = int_tuple(spec->arg(0));
+      View out = *base;
+      out.dtype = st->tensor->dtype;
+      out.shape = *shape;
+      out.strides = row_major(out.shape);
+      if (spec->arg_count() >= 3) {
+        if (auto strides = int_tuple(spec->arg(1)))
+          out.strides = *strides;
+      }
+      return out;
+    }
+    if (name == "subview") {
+      const Expr *src = call_arg(e, 0, "t");
+      const Expr *offsets = call_arg(e, 1, "offsets");
+      const Expr *sizes = call_arg(e, 2, "sizes");
+      const Expr *steps = call_arg(e, 3, "strides");
+      if (!src || !offsets || !sizes)
+        return std::nullopt;
+      auto base = view_of(*src);
+      if (!base)
+        return base;
+      auto off = int_tuple(*offsets);
+      auto size = int_tuple(*sizes);
+      View out = index_view(*base, {});
+      const int64_t bytes = bytes_of(base->dtype);
+      for (size_t i = 0; i < off->size() && i < base->strides.size(); ++i)
+        out.offset = out.offset + (*off)[i] * base->strides[i] * bytes;
+      out.shape = *size;
+      if (steps) {
+        auto step = int_tuple(*steps);
+        for (size_t i = 0; i < step->size() && i < out.strides.size(); ++i)
+          out.strides[i] = out.strides[i] * (*step)[i];
+      }
+      return out;
+    }
+    error(e.range, "cannot lower '" + name + "' as a tensor view here");
+    return std::nullopt;
+  }
+  default:
+    error(e.range, std::string("cannot lower a ") + ast::to_string(e.kind) + " as a tensor view");
+    return std::nullopt;
+  }
+}
+
+std::optional<int64_t> Lowerer::element_count(const View &v) const {
+  int64_t n = 1;
+  for (ExprRef d : v.shape) {
+    if (!d.is_constant())
+      return std::nullopt;
+    n *= d.constant();
+  }
+  return n;
+}
+
+bool Lowerer::contiguous(const View &v) {
+  ExprRef expected = ctx_.constant(1);
+  for (size_t i = v.shape.size(); i-- > 0;) {
+    if (v.shape[i].is_constant() && v.shape[i].constant() == 1)
+      continue;
+    if (!(v.strides[i] == expected))
+      return false;
+    expected = expected * v.shape[i];
+  }
+  return true;
+}
+
+std::string Lowerer::element_at(const View &v, ExprRef byte_offset) {
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const int64_t eb = bytes_of(b.dtype);
+  const int64_t ev = bytes_of(v.dtype);
+  const bool input = b.space == MemorySpace::Global && b.param && !b.written;
+  (void)input;
+  const std::string tv = type_name(v.dtype, target_);
+  if (b.swizzle) {
+    const layout::Swizzle sw = *b.swizzle;
+    int log2e = 0;
+    while ((int64_t{1} << log2e) < eb)
+      ++log2e;
+    if (v.dtype == b.dtype && (int64_t{1} << log2e) == eb && sw.base >= log2e) {
+      const ExprRef element = ctx_.floor_div(byte_offset, ctx_.constant(eb));
+      const layout::Swizzle esw{sw.bits, sw.base - log2e, sw.shift};
+      if (element.is_constant())
+        return b.name + "[" + std::to_string(esw(element.constant())) + "]";
+      return b.name + "[argus_swizzle<" + std::to_string(esw.bits) + ", " +
+             std::to_string(esw.base) + ", " + std::to_string(esw.shift) + ">(" + cpp(element) +
+             ")]";
+    }
+    return "*reinterpret_cast<" + tv + " *>(reinterpret_cast<unsigned char *>(" + b.name +
+           ") + argus_swizzle<" + std::to_string(sw.bits) + ", " + std::to_string(sw.base) + ", " +
+           std::to_string(sw.shift) + ">(" + cpp(byte_offset) + "))";
+  }
+  if (v.dtype == b.dtype)
+    return b.name + "[" + cpp(ctx_.floor_div(byte_offset, ctx_.constant(eb))) + "]";
+  const std::string cq = b.param && b.param->type.is_tensor() && !b.written ? "const " : "";
+  if (byte_offset.multiple_of() % ev == 0 || byte_offset.multiple_of() == 0)
+    return "reinterpret_cast<" + cq + tv + " *>(" + b.name + ")[" +
+           cpp(ctx_.floor_div(byte_offset, ctx_.constant(ev))) + "]";
+  return "*reinterpret_cast<" + cq + tv + " *>(reinterpret_cast<" + cq + "unsigned char *>(" +
+         b.name + ") + " + cpp(byte_offset) + ")";
+}
+
+std::string Lowerer::element_ref(const View &v) { return element_at(v, v.offset); }
+
+std::vector<std::string> Lowerer::element_refs(const View &v) {
+  std::vector<std::string> out;
+  const auto n = element_count(v);
+  if (!n)
+    return out;
+  const int64_t e = bytes_of(v.dtype);
+  for (int64_t k = 0; k < *n; ++k) {
+    int64_t rest = k;
+    ExprRef offset = v.offset;
+    for (size_t i = v.shape.size(); i-- > 0;) {
+      const int64_t extent = v.shape[i].constant();
+      const int64_t c = rest % extent;
+      rest /= extent;
+      offset = offset + v.strides[i] * (c * e);
+    }
+    out.push_back(element_at(v, offset));
+  }
+  return out;
+}
+
+std::string Lowerer::address_of(const View &v) {
+  std::string ref = element_at(v, v.offset);
+  if (ref.rfind("*reinterpret_cast", 0) == 0)
+    return ref.substr(1);
+  return "&" + ref;
+}
+
+} // namespace argus::codegen::detail

@@ -1,0 +1,159 @@
+// Internal: the state of one lowering (lower.cpp, expr.cpp, stmt.cpp, host.cpp).
+#pragma once
+
+#include "argus/codegen/lower.h"
+#include "argus/layout/expr.h"
+#include "argus/layout/layout.h"
+#include "simple_expr.h"
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace argus::codegen::detail {
+
+std::string cpp_name(std::string_view name);
+int bytes_of(sema::ScalarKind kind);
+bool is_signed_int(sema::ScalarKind kind);
+std::string type_name(sema::ScalarKind kind, GpuTarget target);
+std::string vector_type(int64_t bytes, GpuTarget target);
+std::string float_text(double v, sema::ScalarKind kind);
+std::string paren(const std::string &s);
+std::string c_string(std::string_view s);
+std::string printf_escape(std::string_view s);
+const ast::Expr *call_arg(const ast::Expr &call, size_t index, std::string_view keyword);
+std::string callee_name(const ast::Expr &call);
+bool is_tag_call(const std::string &name);
+
+// Memory a view points into: a tensor parameter, a shared array or a register array.
+struct Buffer {
+  std::string name; // C++ name
+  sema::MemorySpace space = sema::MemorySpace::Global;
+  sema::ScalarKind dtype = sema::ScalarKind::F32;
+  int64_t elements = 0;                   // shared/local arrays
+  std::optional<layout::Swizzle> swizzle; // shared arrays: applies to byte offsets
+  const sema::Symbol *param = nullptr;    // tensor parameters
+  bool written = false;
+  bool dynamic = false; // a slice of the dynamic shared-memory block
+  int64_t dynamic_offset = 0;
+};
+
+// A tensor value: a box of a buffer. Never materialized unless its offset
+// depends on values that may change (then `offset` is a C++ variable).
+struct View {
+  int buffer = -1;
+  sema::ScalarKind dtype = sema::ScalarKind::F32;
+  std::vector<layout::ExprRef> shape;
+  std::vector<layout::ExprRef> strides; // in elements of dtype
+  layout::ExprRef offset;               // bytes from the buffer's start (before any swizzle)
+  std::vector<layout::ExprRef> tile;    // t.tile(s) not yet indexed
+};
+
+struct LocalDecl {
+  const ast::Stmt *at = nullptr; // declared by this assignment; null: at the top of the function
+};
+
+class Lowerer {
+public:
+  Lowerer(const CheckedFile &file, GpuTarget target, const LowerOptions &options);
+  LowerResult run();
+
+  // --- shared by the parts ---
+  const CheckedFile &file_;
+  const sema::SemaResult &sema_;
+  GpuTarget target_;
+  LowerOptions options_;
+  std::vector<Diagnostic> diagnostics_;
+  layout::ExprContext ctx_;
+  SimpleContext simple_; // module constants
+
+  // Per function.
+  const sema::FunctionInfo *fn_ = nullptr;
+  bool fast_math_ = false;
+  std::deque<Buffer> buffers_;
+  std::unordered_map<const sema::Symbol *, int> param_buffers_;
+  std::unordered_map<const sema::Symbol *, View> views_;
+  std::unordered_map<const sema::Symbol *, LocalDecl> decls_;
+  std::unordered_map<const sema::Symbol *, layout::Interval> facts_;
+  std::set<const sema::Symbol *> positive_params_;
+  std::unordered_map<const sema::Symbol *, std::string> local_names_;
+  std::set<std::string> used_names_;
+  std::ostringstream body_;
+  int indent_ = 1;
+  int temp_counter_ = 0;
+  int64_t dynamic_shared_bytes_ = 0;
+  bool use_dynamic_shared_ = false;
+  bool failed_function_ = false;
+  bool quiet_ = false;
+  std::set<std::string> offset_vars_;
+
+  // lower.cpp
+  void error(const Range &range, const std::string &message);
+  void line(const std::string &text);
+  void line_directive(const Range &range);
+  std::string unique_name(const std::string &base);
+  const sema::Symbol *symbol_of(const ast::Expr &name) const;
+  void emit_function(const sema::FunctionInfo &info, std::ostringstream &out, KernelMeta *meta);
+  std::string local_name(const sema::Symbol *symbol);
+  const sema::Type *type_of(const ast::Expr &e) const;
+
+  // expr.cpp: scalar expressions
+  std::string expr(const ast::Expr &e, std::optional<sema::ScalarKind> want = std::nullopt);
+  sema::ScalarKind kind_of(const ast::Expr &e, std::optional<sema::ScalarKind> want) const;
+  std::string literal_int(int64_t value, sema::ScalarKind kind) const;
+  std::string literal_float(double value, sema::ScalarKind kind) const;
+  std::string convert(const std::string &text, sema::ScalarKind from, sema::ScalarKind to) const;
+  std::string call_expr(const ast::Expr &call, std::optional<sema::ScalarKind> want);
+  std::string math(const std::string &name, const std::vector<std::string> &args,
+                   sema::ScalarKind kind);
+  layout::ExprRef iexpr(const ast::Expr &e);
+  layout::ExprRef opaque(const std::string &text, layout::Interval range = layout::Interval::all());
+  std::string cpp(layout::ExprRef e) const;
+  layout::ExprRef launch_coordinate(const std::string &name, int dim);
+  layout::ExprRef linear_thread();
+
+  // expr.cpp: views
+  std::optional<View> view_of(const ast::Expr &e);
+  View buffer_view(int buffer, const std::vector<layout::ExprRef> &shape,
+                   const std::vector<layout::ExprRef> &strides);
+  std::vector<layout::ExprRef> row_major(const std::vector<layout::ExprRef> &shape);
+  std::optional<std::vector<layout::ExprRef>> int_tuple(const ast::Expr &e);
+  View index_view(const View &v, const std::vector<layout::ExprRef> &indices);
+  std::string element_ref(const View &v);
+  std::string element_at(const View &v, layout::ExprRef byte_offset);
+  std::optional<int64_t> element_count(const View &v) const;
+  bool contiguous(const View &v);
+  std::vector<std::string> element_refs(const View &v);
+  std::string address_of(const View &v);
+
+  // stmt.cpp
+  void prepare_function(const sema::FunctionInfo &info);
+  void block(const std::vector<ast::StmtPtr> &body);
+  void stmt(const ast::Stmt &s);
+  void assign(const ast::Stmt &s, const ast::Expr &target, const ast::Expr &value);
+  void assign_tensor(const ast::Stmt &s, const ast::Expr &target, const ast::Expr &value);
+  void bind_new_buffer(const ast::Stmt &s, const sema::Symbol *symbol, const ast::Expr &call);
+  void copy(const View &dst, const View &src, const std::string &what);
+  void store_values(const View &dst, const std::vector<std::string> &values);
+  bool intrinsic_into(const ast::Expr &call, const View &dst);
+  void intrinsic_statement(const ast::Expr &call);
+  void for_loop(const ast::Stmt &s);
+  void mark_written(const View &v);
+
+  // host.cpp
+  std::string host_checks_;
+  std::string host_code_;
+  std::vector<std::string> launchers_, dispatch_, describe_, kernel_infos_, bench_infos_,
+      shape_dispatch_;
+  std::string source_text(const Range &range) const;
+  void host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
+                       const std::vector<std::string> &kernel_params);
+  void host_tail(const std::vector<KernelMeta> &metas);
+};
+
+} // namespace argus::codegen::detail

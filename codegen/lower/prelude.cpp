@@ -1,0 +1,288 @@
+// The fixed text of generated files: target preludes and host-check helpers.
+#include "prelude.h"
+
+namespace argus::codegen::detail {
+
+const std::string_view kHostCheckPrelude = R"(#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef ARGUS_HOST_CHECK_HELPERS
+#define ARGUS_HOST_CHECK_HELPERS
+// Argus integer semantics on the host, in int64: floor division and modulo.
+static inline int64_t argus_host_floordiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t argus_host_floormod(int64_t a, int64_t b) {
+  const int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline int64_t argus_host_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t argus_host_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t argus_host_abs(int64_t a) { return a < 0 ? -a : a; }
+static inline int64_t argus_host_cdiv(int64_t a, int64_t b) { return -argus_host_floordiv(-a, b); }
+// Writes a message into error[error_size] (when there is room) and returns code.
+static inline int argus_host_fail(char *error, size_t error_size, int code, const char *format,
+                                  ...) {
+  if (error != NULL && error_size > 0) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(error, error_size, format, args);
+    va_end(args);
+  }
+  return code;
+}
+#endif
+)";
+
+const std::string_view kCudaPrelude = R"(#include <cuda_runtime.h>
+#include <math.h>
+#include <string.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <stdint.h>
+
+// ---- Argus device helpers ----
+// Floor division and modulo (Python semantics) for operands that may be
+// negative; non-negative operands use plain / and %, powers of two shifts and masks.
+template <typename T> __host__ __device__ __forceinline__ T argus_floordiv(T a, T b) {
+  const T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <typename T> __host__ __device__ __forceinline__ T argus_floormod(T a, T b) {
+  const T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+template <typename T> __host__ __device__ __forceinline__ T argus_min(T a, T b) { return b < a ? b : a; }
+template <typename T> __host__ __device__ __forceinline__ T argus_max(T a, T b) { return a < b ? b : a; }
+template <typename T> __host__ __device__ __forceinline__ T argus_abs(T a) { return a < T(0) ? -a : a; }
+// CuTe Swizzle<B, M, S> on an offset: x ^ ((x & ((2^B - 1) << (M + S))) >> S).
+template <int B, int M, int S> __device__ __forceinline__ int argus_swizzle(int x) {
+  return x ^ ((x & (((1 << B) - 1) << (M + S))) >> S);
+}
+// Bit casts between types of one width.
+template <typename To, typename From> __device__ __forceinline__ To argus_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast needs equal widths");
+  To to;
+  memcpy(&to, &x, sizeof(To));
+  return to;
+}
+// Two 16-bit values in one 32-bit register (low half first), as mma/ldmatrix want them.
+__device__ __forceinline__ uint32_t argus_pack2(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+  return uint32_t(__bfloat16_as_ushort(lo)) | (uint32_t(__bfloat16_as_ushort(hi)) << 16);
+}
+__device__ __forceinline__ uint32_t argus_pack2(__half lo, __half hi) {
+  return uint32_t(__half_as_ushort(lo)) | (uint32_t(__half_as_ushort(hi)) << 16);
+}
+template <typename T> __device__ __forceinline__ T argus_unpack(uint32_t r, int half);
+template <> __device__ __forceinline__ __nv_bfloat16 argus_unpack<__nv_bfloat16>(uint32_t r, int half) {
+  return __ushort_as_bfloat16(static_cast<unsigned short>(half ? r >> 16 : r & 0xffffu));
+}
+template <> __device__ __forceinline__ __half argus_unpack<__half>(uint32_t r, int half) {
+  return __ushort_as_half(static_cast<unsigned short>(half ? r >> 16 : r & 0xffffu));
+}
+template <> __device__ __forceinline__ int16_t argus_unpack<int16_t>(uint32_t r, int half) {
+  return static_cast<int16_t>(half ? r >> 16 : r & 0xffffu);
+}
+template <> __device__ __forceinline__ uint16_t argus_unpack<uint16_t>(uint32_t r, int half) {
+  return static_cast<uint16_t>(half ? r >> 16 : r & 0xffffu);
+}
+// The shared-state-space address of a generic pointer into shared memory.
+__device__ __forceinline__ uint32_t argus_smem_addr(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+)";
+
+const std::string_view kHipPrelude =
+    R"(// Self-contained: no ROCm header is needed to compile this file for the device
+// (clang -x hip --offload-arch=gfx942 -nogpulib -nogpuinc). On a ROCm host,
+// hipcc's own definitions of these macros win.
+#include <stdint.h>
+#include <string.h>
+#ifndef __global__
+#define __global__ __attribute__((global))
+#endif
+#ifndef __device__
+#define __device__ __attribute__((device))
+#endif
+#ifndef __host__
+#define __host__ __attribute__((host))
+#endif
+#ifndef __shared__
+#define __shared__ __attribute__((shared))
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline __attribute__((always_inline))
+#endif
+#ifndef INFINITY
+#define INFINITY __builtin_inff()
+#endif
+#ifndef NAN
+#define NAN __builtin_nanf("")
+#endif
+
+// ---- Argus device helpers ----
+typedef unsigned int argus_u32x2 __attribute__((ext_vector_type(2)));
+typedef unsigned int argus_u32x4 __attribute__((ext_vector_type(4)));
+typedef short argus_s16x4 __attribute__((ext_vector_type(4)));
+typedef float argus_f32x4 __attribute__((ext_vector_type(4)));
+typedef float argus_f32x16 __attribute__((ext_vector_type(16)));
+
+// bf16: the bits of a bfloat16; arithmetic goes through float.
+struct argus_bf16 {
+  unsigned short bits;
+};
+__host__ __device__ __forceinline__ float __bfloat162float(argus_bf16 x) {
+  const unsigned int u = static_cast<unsigned int>(x.bits) << 16;
+  float f;
+  __builtin_memcpy(&f, &u, 4);
+  return f;
+}
+__host__ __device__ __forceinline__ argus_bf16 __float2bfloat16_rn(float f) {
+  unsigned int u;
+  __builtin_memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return argus_bf16{static_cast<unsigned short>((u >> 16) | 0x40u)}; // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
+  return argus_bf16{static_cast<unsigned short>(u >> 16)};
+}
+__host__ __device__ __forceinline__ unsigned short __bfloat16_as_ushort(argus_bf16 x) { return x.bits; }
+__host__ __device__ __forceinline__ argus_bf16 __ushort_as_bfloat16(unsigned short b) { return argus_bf16{b}; }
+#define ARGUS_BF16_BINARY(op)                                                                     \
+  __host__ __device__ __forceinline__ argus_bf16 operator op(argus_bf16 a, argus_bf16 b) {       \
+    return __float2bfloat16_rn(__bfloat162float(a) op __bfloat162float(b));                    \
+  }                                                                                              \
+  __host__ __device__ __forceinline__ argus_bf16 &operator op##=(argus_bf16 & a, argus_bf16 b) { \
+    return a = a op b;                                                                           \
+  }
+ARGUS_BF16_BINARY(+)
+ARGUS_BF16_BINARY(-)
+ARGUS_BF16_BINARY(*)
+ARGUS_BF16_BINARY(/)
+#undef ARGUS_BF16_BINARY
+#define ARGUS_BF16_COMPARE(op)                                                                   \
+  __host__ __device__ __forceinline__ bool operator op(argus_bf16 a, argus_bf16 b) {            \
+    return __bfloat162float(a) op __bfloat162float(b);                                          \
+  }
+ARGUS_BF16_COMPARE(<)
+ARGUS_BF16_COMPARE(<=)
+ARGUS_BF16_COMPARE(>)
+ARGUS_BF16_COMPARE(>=)
+ARGUS_BF16_COMPARE(==)
+ARGUS_BF16_COMPARE(!=)
+#undef ARGUS_BF16_COMPARE
+__host__ __device__ __forceinline__ argus_bf16 operator-(argus_bf16 a) {
+  return argus_bf16{static_cast<unsigned short>(a.bits ^ 0x8000u)};
+}
+// f16 is clang's _Float16.
+__host__ __device__ __forceinline__ float __half2float(_Float16 x) { return static_cast<float>(x); }
+__host__ __device__ __forceinline__ _Float16 __float2half_rn(float x) { return static_cast<_Float16>(x); }
+// fp8 (OCP e4m3 / e5m2 bit layouts), converted in software through float.
+template <int E, int M> struct argus_fp8 {
+  unsigned char bits;
+  __host__ __device__ argus_fp8() : bits(0) {}
+  __host__ __device__ explicit argus_fp8(float f) {
+    const int bias = (1 << (E - 1)) - 1;
+    unsigned int u;
+    __builtin_memcpy(&u, &f, 4);
+    const unsigned char sign = static_cast<unsigned char>((u >> 24) & 0x80u);
+    const float a = f < 0 ? -f : f;
+    const float max = E == 4 ? 448.0f : 57344.0f;
+    if (!(a == a)) { bits = static_cast<unsigned char>(sign | 0x7f); return; }
+    if (a >= max) { bits = static_cast<unsigned char>(sign | (E == 4 ? 0x7e : 0x7b)); return; }
+    int e = 0;
+    float m = a;
+    if (m != 0.0f) {
+      while (m >= 2.0f) { m *= 0.5f; ++e; }
+      while (m < 1.0f && e > 1 - bias) { m *= 2.0f; --e; }
+    }
+    const bool normal = m >= 1.0f;
+    const float scaled = (normal ? m - 1.0f : m) * static_cast<float>(1 << M);
+    unsigned int q = static_cast<unsigned int>(scaled + 0.5f);
+    int biased = normal ? e + bias : 0;
+    if (q == (1u << M)) { q = 0; biased += 1; }
+    bits = static_cast<unsigned char>(sign | (biased << M) | q);
+  }
+  __host__ __device__ explicit operator float() const {
+    const int bias = (1 << (E - 1)) - 1;
+    const int e = (bits >> M) & ((1 << E) - 1);
+    const int m = bits & ((1 << M) - 1);
+    float v = e == 0 ? static_cast<float>(m) / static_cast<float>(1 << M) * 2.0f
+                     : (1.0f + static_cast<float>(m) / static_cast<float>(1 << M));
+    int p = (e == 0 ? 1 : e) - bias - (e == 0 ? 1 : 0);
+    while (p > 0) { v *= 2.0f; --p; }
+    while (p < 0) { v *= 0.5f; ++p; }
+    return (bits & 0x80) ? -v : v;
+  }
+};
+typedef argus_fp8<4, 3> argus_fp8e4m3;
+typedef argus_fp8<5, 2> argus_fp8e5m2;
+
+template <typename T> __device__ __forceinline__ T argus_floordiv(T a, T b) {
+  const T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <typename T> __device__ __forceinline__ T argus_floormod(T a, T b) {
+  const T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+template <typename T> __device__ __forceinline__ T argus_min(T a, T b) { return b < a ? b : a; }
+template <typename T> __device__ __forceinline__ T argus_max(T a, T b) { return a < b ? b : a; }
+template <typename T> __device__ __forceinline__ T argus_abs(T a) { return a < T(0) ? -a : a; }
+template <int B, int M, int S> __device__ __forceinline__ int argus_swizzle(int x) {
+  return x ^ ((x & (((1 << B) - 1) << (M + S))) >> S);
+}
+template <typename To, typename From> __device__ __forceinline__ To argus_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast needs equal widths");
+  return __builtin_bit_cast(To, x);
+}
+__device__ __forceinline__ float argus_tanhf(float x) {
+  const float e = __builtin_expf(-2.0f * __builtin_fabsf(x));
+  const float t = (1.0f - e) / (1.0f + e);
+  return x < 0.0f ? -t : t;
+}
+// Linear thread index, lane (0..63) and wavefront of this work-item.
+__device__ __forceinline__ int argus_lane() {
+  return static_cast<int>(__builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)));
+}
+__device__ __forceinline__ void __syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+// Cross-lane reads through ds_bpermute (64 lanes; a lane outside 0..63 reads its own value).
+template <typename T> __device__ __forceinline__ T argus_shfl(T v, int src) {
+  const int self = argus_lane();
+  const int lane = (src < 0 || src > 63) ? self : src;
+  if constexpr (sizeof(T) == 4) {
+    return __builtin_bit_cast(T, __builtin_amdgcn_ds_bpermute(lane << 2, __builtin_bit_cast(int, v)));
+  } else if constexpr (sizeof(T) == 8) {
+    const long long bits = __builtin_bit_cast(long long, v);
+    const int lo = __builtin_amdgcn_ds_bpermute(lane << 2, static_cast<int>(bits));
+    const int hi = __builtin_amdgcn_ds_bpermute(lane << 2, static_cast<int>(bits >> 32));
+    return __builtin_bit_cast(T, (static_cast<long long>(hi) << 32) | static_cast<unsigned int>(lo));
+  } else {
+    static_assert(sizeof(T) <= 2, "shuffle of 1, 2, 4 or 8 bytes");
+    unsigned int bits = 0;
+    __builtin_memcpy(&bits, &v, sizeof(T));
+    const int r = __builtin_amdgcn_ds_bpermute(lane << 2, static_cast<int>(bits));
+    T out;
+    __builtin_memcpy(&out, &r, sizeof(T));
+    return out;
+  }
+}
+template <typename T> __device__ __forceinline__ T argus_shfl_xor(T v, int mask) {
+  return argus_shfl(v, argus_lane() ^ mask);
+}
+template <typename T> __device__ __forceinline__ T argus_shfl_up(T v, int delta) {
+  return argus_shfl(v, argus_lane() - delta);
+}
+template <typename T> __device__ __forceinline__ T argus_shfl_down(T v, int delta) {
+  return argus_shfl(v, argus_lane() + delta);
+}
+)";
+
+} // namespace argus::codegen::detail

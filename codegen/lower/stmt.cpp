@@ -1,0 +1,1085 @@
+// Statements, declarations, copies and intrinsics.
+#include "lower_internal.h"
+
+#include <functional>
+
+namespace argus::codegen::detail {
+
+using ast::BinaryOp;
+using ast::Expr;
+using ast::ExprKind;
+using ast::Stmt;
+using ast::StmtKind;
+using layout::ExprRef;
+using layout::Interval;
+using sema::MemorySpace;
+using sema::ScalarKind;
+using sema::Symbol;
+using sema::SymbolKind;
+using sema::Type;
+using sema::TypeKind;
+
+namespace {
+
+Interval hull(Interval a, Interval b) {
+  return Interval{std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+}
+
+bool references(const Expr &e, const Symbol *s, const Lowerer &l) {
+  if (e.kind == ExprKind::Name && l.symbol_of(e) == s)
+    return true;
+  for (const auto &op : e.operands)
+    if (op && references(*op, s, l))
+      return true;
+  for (const auto &k : e.keywords)
+    if (k.value && references(*k.value, s, l))
+      return true;
+  return false;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Before emitting a function: where each local is declared, and the value
+// ranges of integer locals (for the index arithmetic's simplifier).
+
+void Lowerer::prepare_function(const sema::FunctionInfo &info) {
+  fn_ = &info;
+  buffers_.clear();
+  param_buffers_.clear();
+  views_.clear();
+  decls_.clear();
+  facts_.clear();
+  positive_params_.clear();
+  local_names_.clear();
+  used_names_.clear();
+  body_.str("");
+  indent_ = 1;
+  temp_counter_ = 0;
+  dynamic_shared_bytes_ = 0;
+  use_dynamic_shared_ = false;
+  failed_function_ = false;
+  offset_vars_.clear();
+  fast_math_ = info.role == sema::FunctionRole::Kernel && info.policies.count("fast_math") &&
+               info.policies.at("fast_math") != 0;
+
+  const ast::Function &function = *info.function;
+  for (size_t i = 0; i < function.params.size() && i < info.params.size(); ++i) {
+    const Symbol *p = info.params[i];
+    if (!p)
+      continue;
+    used_names_.insert(cpp_name(p->name));
+  }
+  // Tensor parameters: buffers with the annotation's shape and strides.
+  for (size_t i = 0; i < function.params.size() && i < info.params.size(); ++i) {
+    const Symbol *p = info.params[i];
+    if (!p || !p->type.is_tensor())
+      continue;
+    const ast::Param &param = function.params[i];
+    const Expr *annotation = param.annotation.get();
+    if (!annotation || annotation->kind != ExprKind::Call || annotation->arg_count() < 2)
+      continue;
+    for (const Expr *shape = &annotation->arg(0);;) {
+      if (shape->kind == ExprKind::Tuple) {
+        for (const auto &d : shape->operands)
+          if (d->kind == ExprKind::Name)
+            if (const Symbol *s = symbol_of(*d); s && s->kind == SymbolKind::Parameter)
+              positive_params_.insert(s);
+      } else if (shape->kind == ExprKind::Name) {
+        if (const Symbol *s = symbol_of(*shape); s && s->kind == SymbolKind::Parameter)
+          positive_params_.insert(s);
+      }
+      break;
+    }
+  }
+  for (size_t i = 0; i < function.params.size() && i < info.params.size(); ++i) {
+    const Symbol *p = info.params[i];
+    if (!p || !p->type.is_tensor())
+      continue;
+    const ast::Param &param = function.params[i];
+    Buffer b;
+    b.name = cpp_name(p->name);
+    b.space = MemorySpace::Global;
+    b.dtype = p->type.tensor->dtype;
+    b.param = p;
+    buffers_.push_back(b);
+    const int index = static_cast<int>(buffers_.size() - 1);
+    param_buffers_[p] = index;
+    const Expr &annotation = *param.annotation;
+    auto shape = int_tuple(annotation.arg(0));
+    std::vector<ExprRef> strides;
+    if (annotation.arg_count() >= 3)
+      strides = *int_tuple(annotation.arg(1));
+    views_[p] = buffer_view(index, *shape, strides);
+  }
+
+  // Declaration sites.
+  struct Ref {
+    std::vector<int> path;
+    const Stmt *stmt;
+    bool defining;
+    int order;
+  };
+  std::unordered_map<const Symbol *, std::vector<Ref>> refs;
+  std::vector<const Symbol *> order_of_symbols;
+  int next_block = 0;
+  int order = 0;
+  std::vector<int> path;
+  std::function<void(const Expr &, const Stmt &, bool)> scan_expr;
+  scan_expr = [&](const Expr &e, const Stmt &s, bool defining_stmt) {
+    if (e.kind == ExprKind::Call && is_tag_call(callee_name(e)))
+      return;
+    if (e.kind == ExprKind::Name) {
+      const Symbol *sym = symbol_of(e);
+      if (sym && sym->kind == SymbolKind::Local) {
+        bool defining = false;
+        if (defining_stmt) {
+          const Expr *target = s.kind == StmtKind::Assign ? s.targets[0].get() : s.target.get();
+          defining = target == &e && (!s.value || !references(*s.value, sym, *this));
+        }
+        if (!refs.count(sym))
+          order_of_symbols.push_back(sym);
+        refs[sym].push_back(Ref{path, &s, defining, order});
+      }
+    }
+    for (const auto &op : e.operands)
+      if (op)
+        scan_expr(*op, s, defining_stmt);
+    for (const auto &k : e.keywords)
+      if (k.value)
+        scan_expr(*k.value, s, defining_stmt);
+  };
+  std::function<void(const std::vector<ast::StmtPtr> &)> scan_block;
+  scan_block = [&](const std::vector<ast::StmtPtr> &body) {
+    path.push_back(next_block++);
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      ++order;
+      const bool defining_stmt =
+          (s.kind == StmtKind::Assign && s.targets.size() == 1 &&
+           s.targets[0]->kind == ExprKind::Name) ||
+          (s.kind == StmtKind::AnnAssign && s.target && s.target->kind == ExprKind::Name);
+      for (const auto &t : s.targets)
+        scan_expr(*t, s, defining_stmt);
+      if (s.target)
+        scan_expr(*s.target, s, defining_stmt);
+      if (s.value)
+        scan_expr(*s.value, s, false);
+      if (!s.body.empty())
+        scan_block(s.body);
+      if (!s.orelse.empty())
+        scan_block(s.orelse);
+    }
+    path.pop_back();
+  };
+  scan_block(function.body);
+  for (const Symbol *sym : order_of_symbols) {
+    const auto &list = refs[sym];
+    std::vector<int> common = list.front().path;
+    for (const Ref &r : list) {
+      size_t k = 0;
+      while (k < common.size() && k < r.path.size() && common[k] == r.path[k])
+        ++k;
+      common.resize(k);
+    }
+    const Ref *first = &list.front();
+    for (const Ref &r : list)
+      if (r.order < first->order)
+        first = &r;
+    LocalDecl decl;
+    if (first->defining && first->path == common)
+      decl.at = first->stmt;
+    decls_[sym] = decl;
+  }
+
+  // Value ranges of integer locals and loop variables (three rounds, each sound).
+  struct Assignment {
+    const Symbol *symbol;
+    const Expr *value;
+    bool aug;
+    BinaryOp op;
+  };
+  struct Loop {
+    const Symbol *symbol;
+    const Expr *range;
+  };
+  std::vector<Assignment> assignments;
+  std::vector<Loop> loops;
+  std::function<void(const std::vector<ast::StmtPtr> &)> collect;
+  collect = [&](const std::vector<ast::StmtPtr> &body) {
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      auto add = [&](const Expr *target, const Expr *value, bool aug) {
+        if (!target || target->kind != ExprKind::Name)
+          return;
+        const Symbol *sym = symbol_of(*target);
+        if (!sym || sym->kind != SymbolKind::Local || sym->type.kind != TypeKind::Scalar ||
+            !is_signed_int(sym->type.scalar))
+          return;
+        assignments.push_back(Assignment{sym, value, aug, s.aug_op});
+      };
+      if (s.kind == StmtKind::Assign) {
+        for (const auto &t : s.targets) {
+          if (t->kind == ExprKind::Tuple) {
+            for (const auto &el : t->operands)
+              add(el.get(), nullptr, false);
+          } else {
+            add(t.get(), s.value.get(), false);
+          }
+        }
+      } else if (s.kind == StmtKind::AnnAssign) {
+        add(s.target.get(), s.value.get(), false);
+      } else if (s.kind == StmtKind::AugAssign) {
+        add(s.target.get(), s.value.get(), true);
+      } else if (s.kind == StmtKind::For && s.target && s.target->kind == ExprKind::Name) {
+        if (const Symbol *sym = symbol_of(*s.target))
+          loops.push_back(Loop{sym, s.value.get()});
+      }
+      collect(s.body);
+      collect(s.orelse);
+    }
+  };
+  collect(function.body);
+  const bool saved_quiet = quiet_;
+  quiet_ = true;
+  for (int round = 0; round < 3; ++round) {
+    std::unordered_map<const Symbol *, Interval> next;
+    auto merge = [&](const Symbol *s, Interval r) {
+      auto it = next.find(s);
+      if (it == next.end())
+        next[s] = r;
+      else
+        it->second = hull(it->second, r);
+    };
+    for (const Loop &loop : loops) {
+      const Expr &range = *loop.range;
+      Interval r = Interval::all();
+      if (range.kind == ExprKind::Call && range.arg_count() >= 1) {
+        const Expr *start = range.arg_count() >= 2 ? &range.arg(0) : nullptr;
+        const Expr &stop = range.arg_count() >= 2 ? range.arg(1) : range.arg(0);
+        const Expr *step = range.arg_count() >= 3 ? &range.arg(2) : nullptr;
+        const auto step_value = step ? sema_.constant_of(*step) : std::optional<int64_t>(1);
+        if (step_value && *step_value > 0) {
+          const Interval lo = start ? iexpr(*start).range() : Interval::point(0);
+          const Interval hi = iexpr(stop).range();
+          r.lo = lo.lo;
+          if (hi.has_upper() && lo.has_lower())
+            r.hi = std::max(lo.lo, hi.hi - 1);
+        }
+      }
+      merge(loop.symbol, r);
+    }
+    for (const Assignment &a : assignments) {
+      if (!a.value) {
+        merge(a.symbol, Interval::all());
+        continue;
+      }
+      Interval r = iexpr(*a.value).range();
+      if (a.aug) {
+        auto it = facts_.find(a.symbol);
+        const Interval current = it == facts_.end() ? Interval::all() : it->second;
+        if ((a.op == BinaryOp::Add || a.op == BinaryOp::Mul) && current.lo >= 0 && r.lo >= 0)
+          r = Interval::non_negative();
+        else
+          r = Interval::all();
+      }
+      merge(a.symbol, r);
+    }
+    facts_ = next;
+  }
+  quiet_ = saved_quiet;
+}
+
+// ---------------------------------------------------------------------------
+
+void Lowerer::block(const std::vector<ast::StmtPtr> &body) {
+  for (const auto &s : body)
+    stmt(*s);
+}
+
+void Lowerer::mark_written(const View &v) {
+  if (v.buffer >= 0)
+    buffers_[static_cast<size_t>(v.buffer)].written = true;
+}
+
+void Lowerer::stmt(const Stmt &s) {
+  // Tags, assertions and assume leave no trace in device code.
+  if (s.kind == StmtKind::Expr && s.value && s.value->kind == ExprKind::Call &&
+      is_tag_call(callee_name(*s.value)))
+    return;
+  if (s.kind == StmtKind::Pass)
+    return;
+  line_directive(s.range);
+  switch (s.kind) {
+  case StmtKind::Expr: {
+    const Expr &e = *s.value;
+    if (e.kind != ExprKind::Call) {
+      line("(void)" + paren(expr(e)) + ";");
+      return;
+    }
+    const std::string name = callee_name(e);
+    const bool cuda = target_ == GpuTarget::Sm90;
+    if (name == "syncthreads") {
+      line("__syncthreads();");
+    } else if (name == "async_commit") {
+      if (cuda)
+        line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+      else
+        line("// async_commit(): gfx942 has no asynchronous copies to group");
+    } else if (name == "async_wait") {
+      const Expr *n = call_arg(e, 0, "n");
+      const int64_t count = n ? sema_.constant_of(*n).value_or(0) : 0;
+      if (cuda)
+        line("asm volatile(\"cp.async.wait_group " + std::to_string(count) +
+             ";\\n\" ::: \"memory\");");
+      else
+        line("// async_wait(" + std::to_string(count) + "): nothing to wait for on gfx942");
+    } else if (name.rfind("nvvm.", 0) == 0 || name.rfind("amdgpu.", 0) == 0) {
+      intrinsic_statement(e);
+    } else {
+      const Type *t = type_of(e);
+      const std::string text = expr(e);
+      if (t && t->kind != TypeKind::Void)
+        line("(void)" + text + ";");
+      else
+        line(text + ";");
+    }
+    return;
+  }
+  case StmtKind::Assign: {
+    if (s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Tuple) {
+      const Expr &targets = *s.targets[0];
+      const Expr &value = *s.value;
+      if (value.kind != ExprKind::Tuple || value.operands.size() != targets.operands.size()) {
+        error(s.range, "tuple assignment needs a tuple of the same length on the right");
+        return;
+      }
+      // Evaluate every value first (Python semantics), then assign.
+      line("{");
+      ++indent_;
+      std::vector<std::string> temps;
+      for (size_t i = 0; i < value.operands.size(); ++i) {
+        const Symbol *sym = symbol_of(*targets.operands[i]);
+        const ScalarKind k = sym && sym->type.kind == TypeKind::Scalar
+                                 ? sym->type.scalar
+                                 : kind_of(*value.operands[i], std::nullopt);
+        const std::string temp = "argus_t" + std::to_string(i);
+        line("const " + type_name(k, target_) + " " + temp + " = " + expr(*value.operands[i], k) +
+             ";");
+        temps.push_back(temp);
+      }
+      for (size_t i = 0; i < value.operands.size(); ++i) {
+        const Expr &t = *targets.operands[i];
+        if (t.kind == ExprKind::Name) {
+          const Symbol *sym = symbol_of(t);
+          if (sym && !sym->value)
+            line(local_name(sym) + " = " + temps[i] + ";");
+        } else if (auto v = view_of(t)) {
+          mark_written(*v);
+          line(element_ref(*v) + " = " + temps[i] + ";");
+        }
+      }
+      --indent_;
+      line("}");
+      return;
+    }
+    for (const auto &target : s.targets)
+      assign(s, *target, *s.value);
+    return;
+  }
+  case StmtKind::AnnAssign: {
+    if (s.value) {
+      assign(s, *s.target, *s.value);
+    } else if (const Symbol *sym = symbol_of(*s.target); sym && decls_[sym].at == &s) {
+      line(type_name(sym->type.scalar, target_) + " " + local_name(sym) + ";");
+    }
+    return;
+  }
+  case StmtKind::AugAssign: {
+    const Expr &target = *s.target;
+    const Type *tt = type_of(target);
+    if (!tt || tt->kind != TypeKind::Scalar) {
+      error(s.range, "augmented assignment to a tensor cannot be lowered; index an element");
+      return;
+    }
+    const ScalarKind k = tt->scalar;
+    std::string lhs;
+    if (target.kind == ExprKind::Name) {
+      lhs = expr(target);
+    } else {
+      auto v = view_of(target);
+      if (!v)
+        return;
+      mark_written(*v);
+      lhs = element_ref(*v);
+    }
+    if (is_signed_int(k)) {
+      const ExprRef a = iexpr(target);
+      const ExprRef b = iexpr(*s.value);
+      ExprRef r;
+      switch (s.aug_op) {
+      case BinaryOp::Add:
+        r = a + b;
+        break;
+      case BinaryOp::Sub:
+        r = a - b;
+        break;
+      case BinaryOp::Mul:
+        r = a * b;
+        break;
+      case BinaryOp::FloorDiv:
+        r = ctx_.floor_div(a, b);
+        break;
+      case BinaryOp::Mod:
+        r = ctx_.mod(a, b);
+        break;
+      case BinaryOp::BitAnd:
+        r = ctx_.bit_and(a, b);
+        break;
+      case BinaryOp::BitOr:
+        r = ctx_.bit_or(a, b);
+        break;
+      case BinaryOp::BitXor:
+        r = ctx_.bit_xor(a, b);
+        break;
+      case BinaryOp::Shl:
+        r = ctx_.shl(a, b);
+        break;
+      case BinaryOp::Shr:
+        r = ctx_.shr(a, b);
+        break;
+      default:
+        break;
+      }
+      if (r.is_null()) {
+        error(s.range, "this augmented assignment cannot be lowered");
+        return;
+      }
+      line(lhs + " = " + cpp(r) + ";");
+      return;
+    }
+    const bool shift = s.aug_op == BinaryOp::Shl || s.aug_op == BinaryOp::Shr;
+    const std::string rhs = shift ? expr(*s.value) : expr(*s.value, k);
+    switch (s.aug_op) {
+    case BinaryOp::FloorDiv:
+      line(lhs + " /= " + rhs + ";");
+      return;
+    case BinaryOp::Div:
+      if (fast_math_ && k == ScalarKind::F32 && target_ == GpuTarget::Sm90) {
+        line(lhs + " = __fdividef(" + lhs + ", " + rhs + ");");
+        return;
+      }
+      line(lhs + " /= " + rhs + ";");
+      return;
+    case BinaryOp::Pow:
+      error(s.range, "a runtime power cannot be lowered");
+      return;
+    default:
+      line(lhs + " " + ast::to_string(s.aug_op) + "= " + rhs + ";");
+      return;
+    }
+  }
+  case StmtKind::If: {
+    line("if (" + expr(*s.value) + ") {");
+    ++indent_;
+    block(s.body);
+    --indent_;
+    if (!s.orelse.empty()) {
+      line("} else {");
+      ++indent_;
+      block(s.orelse);
+      --indent_;
+    }
+    line("}");
+    return;
+  }
+  case StmtKind::For:
+    for_loop(s);
+    return;
+  case StmtKind::While:
+    line("while (" + expr(*s.value) + ") {");
+    ++indent_;
+    block(s.body);
+    --indent_;
+    line("}");
+    return;
+  case StmtKind::Return: {
+    if (!s.value || fn_->role == sema::FunctionRole::Kernel) {
+      line("return;");
+      return;
+    }
+    std::optional<ScalarKind> k;
+    if (fn_->return_type.kind == TypeKind::Scalar)
+      k = fn_->return_type.scalar;
+    line("return " + expr(*s.value, k) + ";");
+    return;
+  }
+  case StmtKind::Pass:
+    return;
+  case StmtKind::Error:
+    error(s.range, "cannot lower a statement the front end could not read");
+    return;
+  }
+}
+
+void Lowerer::for_loop(const Stmt &s) {
+  const Expr &range = *s.value;
+  const Symbol *var = s.target ? symbol_of(*s.target) : nullptr;
+  if (range.kind != ExprKind::Call || range.arg_count() < 1 || !var) {
+    error(s.range, "only for ... in range(...) loops can be lowered");
+    return;
+  }
+  const Expr *start = range.arg_count() >= 2 ? &range.arg(0) : nullptr;
+  const Expr &stop = range.arg_count() >= 2 ? range.arg(1) : range.arg(0);
+  const Expr *step = range.arg_count() >= 3 ? &range.arg(2) : nullptr;
+  const ScalarKind k = var->type.kind == TypeKind::Scalar ? var->type.scalar : ScalarKind::I32;
+  const std::string t = type_name(k, target_);
+  const std::string v = local_name(var);
+  const std::string start_text = start ? expr(*start, k) : literal_int(0, k);
+  std::string stop_text = expr(stop, k);
+  std::string init = t + " " + v + " = " + start_text;
+  const bool stop_simple = sema_.constant_of(stop).has_value() || stop.kind == ExprKind::Name;
+  if (!stop_simple) {
+    const std::string end = unique_name(v + "_end");
+    init += ", " + end + " = " + stop_text;
+    stop_text = end;
+  }
+  std::optional<int64_t> step_value = step ? sema_.constant_of(*step) : std::optional<int64_t>(1);
+  std::string condition;
+  std::string increment;
+  if (step_value) {
+    condition = v + (*step_value > 0 ? " < " : " > ") + stop_text;
+    increment = *step_value == 1 ? "++" + v : v + " += " + literal_int(*step_value, k);
+  } else {
+    const std::string step_name = unique_name(v + "_step");
+    init += ", " + step_name + " = " + expr(*step, k);
+    condition =
+        "(" + step_name + " > 0 ? " + v + " < " + stop_text + " : " + v + " > " + stop_text + ")";
+    increment = v + " += " + step_name;
+  }
+  if (const ast::Keyword *unroll = range.keyword("unroll")) {
+    const int64_t n = sema_.constant_of(*unroll->value).value_or(0);
+    std::optional<int64_t> trips;
+    const auto lo = start ? sema_.constant_of(*start) : std::optional<int64_t>(0);
+    const auto hi = sema_.constant_of(stop);
+    if (lo && hi && step_value && *step_value > 0)
+      trips = std::max<int64_t>(0, (*hi - *lo + *step_value - 1) / *step_value);
+    if (n <= 1)
+      line("#pragma unroll 1");
+    else if (trips && n >= *trips)
+      line("#pragma unroll");
+    else
+      line("#pragma unroll " + std::to_string(n));
+  }
+  line("for (" + init + "; " + condition + "; " + increment + ") {");
+  ++indent_;
+  block(s.body);
+  --indent_;
+  line("}");
+}
+
+// ---------------------------------------------------------------------------
+// Assignments.
+
+void Lowerer::assign(const Stmt &s, const Expr &target, const Expr &value) {
+  if (target.kind == ExprKind::Name) {
+    const Symbol *sym = symbol_of(target);
+    if (!sym) {
+      error(target.range, "cannot lower an assignment to '" + target.name + "'");
+      return;
+    }
+    if (sym->type.is_tensor() || (type_of(value) && type_of(value)->is_tensor())) {
+      assign_tensor(s, target, value);
+      return;
+    }
+    if (sym->value && sym->kind == SymbolKind::Local)
+      return; // a compile-time constant: every use is folded
+    if (sym->type.kind != TypeKind::Scalar) {
+      error(target.range, "cannot lower a local of type " + sym->type.str());
+      return;
+    }
+    const ScalarKind k = sym->type.scalar;
+    const std::string text = expr(value, k);
+    if (sym->kind == SymbolKind::Local && decls_[sym].at == &s)
+      line(type_name(k, target_) + " " + local_name(sym) + " = " + text + ";");
+    else
+      line((sym->kind == SymbolKind::Parameter ? cpp_name(sym->name) : local_name(sym)) + " = " +
+           text + ";");
+    return;
+  }
+  if (target.kind == ExprKind::Subscript) {
+    const Type *tt = type_of(target);
+    if (tt && tt->is_tensor()) {
+      assign_tensor(s, target, value);
+      return;
+    }
+    auto v = view_of(target);
+    if (!v)
+      return;
+    if (!v->shape.empty()) {
+      error(target.range, "cannot store a scalar into a view; index it down to an element");
+      return;
+    }
+    const std::string rhs = expr(value, v->dtype);
+    mark_written(*v);
+    line(element_ref(*v) + " = " + rhs + ";");
+    return;
+  }
+  error(target.range, "cannot lower an assignment to this expression");
+}
+
+void Lowerer::bind_new_buffer(const Stmt &s, const Symbol *symbol, const Expr &call) {
+  (void)s;
+  const std::string name = callee_name(call);
+  const Expr *shape_e = call_arg(call, 0, "shape");
+  const Expr *dtype_e = call_arg(call, name == "full" ? 2 : 1, "dtype");
+  const Type *dt = dtype_e ? type_of(*dtype_e) : nullptr;
+  if (!shape_e || !dt || dt->kind != TypeKind::Dtype) {
+    error(call.range, "cannot lower this " + name + "(...)");
+    return;
+  }
+  auto shape = int_tuple(*shape_e);
+  int64_t count = 1;
+  for (ExprRef d : *shape) {
+    if (!d.is_constant()) {
+      error(call.range, name + " needs a compile-time shape");
+      return;
+    }
+    count *= d.constant();
+  }
+  Buffer b;
+  b.name = unique_name(local_name(symbol));
+  b.dtype = dt->scalar;
+  b.space = name == "make_shared" ? MemorySpace::Shared : MemorySpace::Local;
+  b.elements = count;
+  std::vector<ExprRef> strides;
+  if (name == "make_shared") {
+    if (const Expr *layout_e = call_arg(call, 2, "layout")) {
+      std::function<bool(const Expr &)> read_layout = [&](const Expr &l) -> bool {
+        const std::string ln = callee_name(l);
+        if (ln == "Swizzle" && l.arg_count() == 3) {
+          layout::Swizzle sw;
+          sw.bits = static_cast<int>(sema_.constant_of(l.arg(0)).value_or(0));
+          sw.base = static_cast<int>(sema_.constant_of(l.arg(1)).value_or(0));
+          sw.shift = static_cast<int>(sema_.constant_of(l.arg(2)).value_or(0));
+          if (sw.bits > 0)
+            b.swizzle = sw;
+          return true;
+        }
+        if (ln == "make_layout" && l.arg_count() == 2) {
+          auto st = int_tuple(l.arg(1));
+          if (!st || st->size() != shape->size())
+            return false;
+          strides = *st;
+          return true;
+        }
+        if (ln == "compose" && l.arg_count() == 2)
+          return read_layout(l.arg(0)) && read_layout(l.arg(1));
+        return false;
+      };
+      if (!read_layout(*layout_e)) {
+        error(layout_e->range, "this shared-memory layout cannot be lowered (use make_layout, "
+                               "Swizzle or compose(Swizzle, make_layout) with flat modes)");
+        return;
+      }
+      if (!strides.empty()) {
+        int64_t cosize = 1;
+        for (size_t i = 0; i < strides.size(); ++i) {
+          if (!strides[i].is_constant()) {
+            error(layout_e->range, "a shared-memory layout needs compile-time strides");
+            return;
+          }
+          cosize += ((*shape)[i].constant() - 1) * strides[i].constant();
+        }
+        b.elements = std::max(count, cosize);
+      }
+    }
+  }
+  buffers_.push_back(b);
+  const int index = static_cast<int>(buffers_.size() - 1);
+  views_[symbol] = buffer_view(index, *shape, strides);
+  if (name == "full") {
+    const Expr *value = call_arg(call, 1, "value");
+    const std::string v = value ? expr(*value, b.dtype) : literal_int(0, b.dtype);
+    line("#pragma unroll");
+    line("for (int argus_i = 0; argus_i < " + std::to_string(count) + "; ++argus_i)");
+    line("  " + b.name + "[argus_i] = " + v + ";");
+  }
+}
+
+void Lowerer::assign_tensor(const Stmt &s, const Expr &target, const Expr &value) {
+  const std::string vname = value.kind == ExprKind::Call ? callee_name(value) : "";
+  const Symbol *sym = target.kind == ExprKind::Name ? symbol_of(target) : nullptr;
+  if (vname == "make_shared" || vname == "make_local" || vname == "full") {
+    if (!sym) {
+      error(target.range, vname + "(...) must be assigned to a name");
+      return;
+    }
+    bind_new_buffer(s, sym, value);
+    return;
+  }
+  const bool intrinsic = vname.rfind("nvvm.", 0) == 0 || vname.rfind("amdgpu.", 0) == 0;
+  if (intrinsic) {
+    std::optional<View> dst;
+    if (sym && !views_.count(sym)) {
+      // A new local fragment for the result.
+      const Type *rt = type_of(value);
+      if (!rt || !rt->tensor) {
+        error(value.range, "cannot lower this intrinsic's result");
+        return;
+      }
+      Buffer b;
+      b.name = unique_name(local_name(sym));
+      b.dtype = rt->tensor->dtype;
+      b.space = MemorySpace::Local;
+      std::vector<ExprRef> shape;
+      int64_t count = 1;
+      for (const sema::Dim &d : rt->tensor->shape) {
+        shape.push_back(ctx_.constant(d.value.value_or(1)));
+        count *= d.value.value_or(1);
+      }
+      b.elements = count;
+      buffers_.push_back(b);
+      views_[sym] = buffer_view(static_cast<int>(buffers_.size() - 1), shape, {});
+      dst = views_[sym];
+    } else {
+      dst = view_of(target);
+    }
+    if (!dst)
+      return;
+    if (!intrinsic_into(value, *dst))
+      error(value.range, "cannot lower '" + vname + "' here");
+    return;
+  }
+  auto src = view_of(value);
+  if (!src)
+    return;
+  if (sym) {
+    // A name bound to a view: an alias, never a copy.
+    if (!views_.count(sym) || views_[sym].buffer == src->buffer) {
+      bool runtime_offset = false;
+      for (ExprRef symbol_ref : layout::symbols_of(src->offset)) {
+        const std::string n(symbol_ref.symbol_name());
+        bool is_param = false;
+        for (const Symbol *p : fn_->params)
+          if (p && cpp_name(p->name) == n)
+            is_param = true;
+        if (!is_param)
+          runtime_offset = true;
+      }
+      if (runtime_offset) {
+        // The view's position depends on values that may change later: keep it in a variable.
+        const std::string off = local_name(sym) + "_offset";
+        if (decls_[sym].at == &s)
+          line("const int " + off + " = " + cpp(src->offset) + ";");
+        else {
+          offset_vars_.insert(off);
+          line(off + " = " + cpp(src->offset) + ";");
+        }
+        src->offset = ctx_.symbol(off, src->offset.range());
+      }
+      views_[sym] = *src;
+      return;
+    }
+    error(target.range, "'" + target.name +
+                            "' is rebound to a view of another tensor; the code "
+                            "generator needs one tensor per view name");
+    return;
+  }
+  auto dst = view_of(target);
+  if (!dst)
+    return;
+  copy(*dst, *src, "");
+}
+
+// ---------------------------------------------------------------------------
+// Copies between views: one vector access when both are contiguous memory of
+// 2, 4, 8 or 16 bytes; through a vector temporary between memory and registers.
+
+void Lowerer::store_values(const View &dst, const std::vector<std::string> &values) {
+  mark_written(dst);
+  const auto refs = element_refs(dst);
+  if (refs.size() != values.size()) {
+    error(Range{}, "fragment sizes do not match");
+    return;
+  }
+  const Buffer &b = buffers_[static_cast<size_t>(dst.buffer)];
+  const auto n = element_count(dst);
+  const int64_t bytes = n ? *n * bytes_of(dst.dtype) : 0;
+  const std::string vt = vector_type(bytes, target_);
+  if (b.space != MemorySpace::Local && contiguous(dst) && !vt.empty() && values.size() > 1) {
+    const std::string t = type_name(dst.dtype, target_);
+    line("{");
+    ++indent_;
+    line(vt + " argus_v;");
+    line(t + " *argus_e = reinterpret_cast<" + t + " *>(&argus_v);");
+    for (size_t i = 0; i < values.size(); ++i)
+      line("argus_e[" + std::to_string(i) + "] = " + values[i] + ";");
+    line("*reinterpret_cast<" + vt + " *>(" + address_of(dst) + ") = argus_v;");
+    --indent_;
+    line("}");
+    return;
+  }
+  for (size_t i = 0; i < values.size(); ++i)
+    line(refs[i] + " = " + values[i] + ";");
+}
+
+void Lowerer::copy(const View &dst, const View &src, const std::string &what) {
+  const auto n = element_count(dst);
+  const auto m = element_count(src);
+  if (!n || !m || *n != *m) {
+    error(Range{}, "a copy between views needs equal, compile-time sizes");
+    return;
+  }
+  mark_written(dst);
+  const Buffer &db = buffers_[static_cast<size_t>(dst.buffer)];
+  const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
+  const int64_t bytes = *n * bytes_of(dst.dtype);
+  const std::string vt = vector_type(bytes, target_);
+  auto vector_ok = [&](const View &v, const Buffer &b) {
+    if (b.space == MemorySpace::Local || vt.empty() || !contiguous(v))
+      return false;
+    if (b.swizzle) {
+      int log2b = 0;
+      while ((int64_t{1} << log2b) < bytes)
+        ++log2b;
+      if (b.swizzle->base < log2b)
+        return false;
+    }
+    return true;
+  };
+  const bool dv = vector_ok(dst, db);
+  const bool sv = vector_ok(src, sb);
+  const std::string t = type_name(dst.dtype, target_);
+  if (!what.empty())
+    line("// " + what);
+  if (dv && sv) {
+    line("*reinterpret_cast<" + vt + " *>(" + address_of(dst) + ") = *reinterpret_cast<const " +
+         vt + " *>(" + address_of(src) + ");");
+    return;
+  }
+  if (sv && db.space == MemorySpace::Local) {
+    const auto refs = element_refs(dst);
+    line("{");
+    ++indent_;
+    line("const " + vt + " argus_v = *reinterpret_cast<const " + vt + " *>(" + address_of(src) +
+         ");");
+    line("const " + t + " *argus_e = reinterpret_cast<const " + t + " *>(&argus_v);");
+    for (size_t i = 0; i < refs.size(); ++i)
+      line(refs[i] + " = argus_e[" + std::to_string(i) + "];");
+    --indent_;
+    line("}");
+    return;
+  }
+  const auto src_refs = element_refs(src);
+  if (dv && sb.space == MemorySpace::Local) {
+    store_values(dst, src_refs);
+    return;
+  }
+  const auto dst_refs = element_refs(dst);
+  for (size_t i = 0; i < dst_refs.size() && i < src_refs.size(); ++i)
+    line(dst_refs[i] + " = " + src_refs[i] + ";");
+}
+
+// ---------------------------------------------------------------------------
+// Intrinsics.
+
+bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
+  const std::string name = callee_name(call);
+  const bool cuda = target_ == GpuTarget::Sm90;
+  if (name.rfind("nvvm.ldmatrix_x", 0) == 0 && cuda) {
+    const std::string rest = name.substr(std::string("nvvm.ldmatrix_x").size());
+    const int count = rest[0] - '0';
+    const bool trans = rest.find("_trans") != std::string::npos;
+    const Expr *src_e = call_arg(call, 0, "src");
+    auto src = src_e ? view_of(*src_e) : std::nullopt;
+    if (!src)
+      return false;
+    std::string outs;
+    std::string regs;
+    for (int i = 0; i < count; ++i) {
+      regs += (i ? ", " : "") + std::string("%") + std::to_string(i);
+      outs += (i ? ", " : "") + std::string("\"=r\"(argus_r[") + std::to_string(i) + "])";
+    }
+    const std::string t = type_name(dst.dtype, target_);
+    line("{");
+    ++indent_;
+    line("uint32_t argus_r[" + std::to_string(count) + "];");
+    line("asm volatile(\"ldmatrix.sync.aligned.m8n8.x" + std::to_string(count) +
+         (trans ? ".trans" : "") + ".shared.b16 {" + regs + "}, [%" + std::to_string(count) +
+         "];\\n\"");
+    line("             : " + outs);
+    line("             : \"r\"(argus_smem_addr(" + address_of(*src) + ")));");
+    std::vector<std::string> values;
+    for (int i = 0; i < 2 * count; ++i)
+      values.push_back("argus_unpack<" + t + ">(argus_r[" + std::to_string(i / 2) + "], " +
+                       std::to_string(i % 2) + ")");
+    store_values(dst, values);
+    --indent_;
+    line("}");
+    return true;
+  }
+  if ((name == "nvvm.mma_m16n8k16_bf16_f32" || name == "nvvm.mma_m16n8k16_f16_f32") && cuda) {
+    const Expr *ae = call_arg(call, 0, "a");
+    const Expr *be = call_arg(call, 1, "b");
+    const Expr *ce = call_arg(call, 2, "c");
+    auto a = ae ? view_of(*ae) : std::nullopt;
+    auto b = be ? view_of(*be) : std::nullopt;
+    auto c = ce ? view_of(*ce) : std::nullopt;
+    if (!a || !b || !c)
+      return false;
+    const auto ar = element_refs(*a);
+    const auto br = element_refs(*b);
+    const auto cr = element_refs(*c);
+    if (ar.size() != 8 || br.size() != 4 || cr.size() != 4)
+      return false;
+    const std::string ty = name == "nvvm.mma_m16n8k16_bf16_f32" ? "bf16" : "f16";
+    line("{");
+    ++indent_;
+    line("float argus_d[4];");
+    line("asm(\"mma.sync.aligned.m16n8k16.row.col.f32." + ty + "." + ty +
+         ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\\n\"");
+    line("    : \"=f\"(argus_d[0]), \"=f\"(argus_d[1]), \"=f\"(argus_d[2]), \"=f\"(argus_d[3])");
+    std::string ins = "    : ";
+    for (int i = 0; i < 4; ++i)
+      ins += "\"r\"(argus_pack2(" + ar[2 * i] + ", " + ar[2 * i + 1] + ")), ";
+    line(ins);
+    ins = "      ";
+    for (int i = 0; i < 2; ++i)
+      ins += "\"r\"(argus_pack2(" + br[2 * i] + ", " + br[2 * i + 1] + ")), ";
+    line(ins);
+    ins = "      ";
+    for (int i = 0; i < 4; ++i)
+      ins += "\"f\"(" + cr[static_cast<size_t>(i)] + ")" + (i < 3 ? ", " : "");
+    line(ins + ");");
+    store_values(dst, {"argus_d[0]", "argus_d[1]", "argus_d[2]", "argus_d[3]"});
+    --indent_;
+    line("}");
+    return true;
+  }
+  if (name.rfind("amdgpu.mfma_", 0) == 0 && !cuda) {
+    const Expr *ae = call_arg(call, 0, "a");
+    const Expr *be = call_arg(call, 1, "b");
+    const Expr *ce = call_arg(call, 2, "c");
+    auto a = ae ? view_of(*ae) : std::nullopt;
+    auto b = be ? view_of(*be) : std::nullopt;
+    auto c = ce ? view_of(*ce) : std::nullopt;
+    if (!a || !b || !c)
+      return false;
+    const auto ar = element_refs(*a);
+    const auto br = element_refs(*b);
+    const auto cr = element_refs(*c);
+    std::string builtin;
+    std::string ct;
+    bool fp8 = false;
+    if (name == "amdgpu.mfma_f32_32x32x8_bf16") {
+      builtin = "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k";
+      ct = "argus_f32x16";
+    } else if (name == "amdgpu.mfma_f32_16x16x16_bf16") {
+      builtin = "__builtin_amdgcn_mfma_f32_16x16x16bf16_1k";
+      ct = "argus_f32x4";
+    } else if (name == "amdgpu.mfma_f32_16x16x32_fp8") {
+      builtin = "__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8";
+      ct = "argus_f32x4";
+      fp8 = true;
+    } else {
+      return false;
+    }
+    line("{");
+    ++indent_;
+    auto operand = [&](const std::string &var, const std::vector<std::string> &refs) {
+      if (fp8) {
+        std::string bits = "const long " + var + " = ";
+        for (size_t i = 0; i < refs.size(); ++i)
+          bits += (i ? " | " : "") + std::string("(static_cast<long>(") + refs[i] + ".bits) << " +
+                  std::to_string(8 * i) + ")";
+        line(bits + ";");
+        return;
+      }
+      std::string init = "const argus_s16x4 " + var + " = {";
+      for (size_t i = 0; i < refs.size(); ++i)
+        init += (i ? ", " : "") + std::string("static_cast<short>(__bfloat16_as_ushort(") +
+                refs[i] + "))";
+      line(init + "};");
+    };
+    operand("argus_a", ar);
+    operand("argus_b", br);
+    std::string init = ct + " argus_c = {";
+    for (size_t i = 0; i < cr.size(); ++i)
+      init += (i ? ", " : "") + cr[i];
+    line(init + "};");
+    line("argus_c = " + builtin + "(argus_a, argus_b, argus_c, 0, 0, 0);");
+    std::vector<std::string> values;
+    for (size_t i = 0; i < cr.size(); ++i)
+      values.push_back("argus_c[" + std::to_string(i) + "]");
+    store_values(dst, values);
+    --indent_;
+    line("}");
+    return true;
+  }
+  if ((name == "amdgpu.raw_buffer_load_x1" || name == "amdgpu.raw_buffer_load_x2" ||
+       name == "amdgpu.raw_buffer_load_x4" || name == "amdgpu.ds_read_b128") &&
+      !cuda) {
+    const Expr *src_e = call_arg(call, 0, "src");
+    auto src = src_e ? view_of(*src_e) : std::nullopt;
+    if (!src)
+      return false;
+    const std::string what = name == "amdgpu.ds_read_b128"
+                                 ? "amdgpu.ds_read_b128: one 16-byte LDS load"
+                                 : name + ": a plain global load (no buffer resource)";
+    copy(dst, *src, what);
+    return true;
+  }
+  return false;
+}
+
+void Lowerer::intrinsic_statement(const Expr &call) {
+  const std::string name = callee_name(call);
+  const bool cuda = target_ == GpuTarget::Sm90;
+  if (name.rfind("nvvm.cp_async_", 0) == 0 && cuda) {
+    const std::string bytes = name.substr(std::string("nvvm.cp_async_").size());
+    const Expr *de = call_arg(call, 0, "dst");
+    const Expr *se = call_arg(call, 1, "src");
+    auto dst = de ? view_of(*de) : std::nullopt;
+    auto src = se ? view_of(*se) : std::nullopt;
+    if (!dst || !src)
+      return;
+    mark_written(*dst);
+    const std::string cache = bytes == "16" ? "cg" : "ca";
+    line("asm volatile(\"cp.async." + cache + ".shared.global [%0], [%1], " + bytes + ";\\n\"");
+    line("             :: \"r\"(argus_smem_addr(" + address_of(*dst) + ")), \"l\"(" +
+         address_of(*src) + ")");
+    line("             : \"memory\");");
+    return;
+  }
+  if (name == "amdgpu.s_waitcnt" && !cuda) {
+    const Expr *vm = call_arg(call, 0, "vmcnt");
+    const Expr *lgkm = call_arg(call, 1, "lgkmcnt");
+    const int64_t v = vm ? sema_.constant_of(*vm).value_or(63) : 63;
+    const int64_t l = lgkm ? sema_.constant_of(*lgkm).value_or(15) : 15;
+    // gfx9 encoding: vmcnt[3:0] and [15:14], expcnt[6:4] (7: no wait), lgkmcnt[11:8].
+    const int64_t encoded = (v & 0xf) | (((v >> 4) & 3) << 14) | (7 << 4) | ((l & 0xf) << 8);
+    line("__builtin_amdgcn_s_waitcnt(" + std::to_string(encoded) + "); // vmcnt(" +
+         std::to_string(v) + ") lgkmcnt(" + std::to_string(l) + ")");
+    return;
+  }
+  if (name == "amdgpu.sched_group_barrier" && !cuda) {
+    std::string args;
+    for (size_t i = 0; i < 3; ++i) {
+      const Expr *a = call_arg(call, i, i == 0 ? "mask" : i == 1 ? "size" : "syncid");
+      args += (i ? ", " : "") + std::to_string(a ? sema_.constant_of(*a).value_or(0) : 0);
+    }
+    line("__builtin_amdgcn_sched_group_barrier(" + args + ");");
+    return;
+  }
+  if (name == "amdgpu.s_setprio" && !cuda) {
+    const Expr *p = call_arg(call, 0, "priority");
+    line("__builtin_amdgcn_s_setprio(" + std::to_string(p ? sema_.constant_of(*p).value_or(0) : 0) +
+         ");");
+    return;
+  }
+  error(call.range,
+        "cannot lower '" + name + "' as a statement for " + std::string(target_name(target_)));
+}
+
+} // namespace argus::codegen::detail

@@ -1,0 +1,128 @@
+// `argus compile` as a subprocess: exit statuses, files, JSON.
+#include "argus/codegen/compile.h"
+#include "codegen_test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace argus::codegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CompileCli : public ::testing::Test {
+protected:
+  void SetUp() override { dir_ = test::temp_dir("argus-compile-cli"); }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  test::Run argus(const std::string &args, const std::string &env = "") {
+    return test::run("cd " + test::quote(dir_) + " && " + env + " " + test::quote(ARGUS_BINARY) +
+                     " compile " + args);
+  }
+  std::string example(const std::string &name) {
+    return test::quote(std::string(ARGUS_SOURCE_DIR) + "/examples/" + name);
+  }
+  std::string dir_;
+};
+
+TEST_F(CompileCli, EmitOnlyWritesTheArtifactNextToTheWorkingDirectory) {
+  const test::Run r = argus(example("gemm_tiled.argus") + " --target sm90 --emit-only");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const fs::path out = fs::path(dir_) / "gemm_tiled.sm90";
+  EXPECT_TRUE(fs::exists(out / "kernels.cu"));
+  EXPECT_TRUE(fs::exists(out / "meta.json"));
+  EXPECT_TRUE(fs::exists(out / "bench.json"));
+  EXPECT_TRUE(fs::exists(out / "artifact_abi.h"));
+  EXPECT_FALSE(fs::exists(out / "compile.json"));
+  EXPECT_FALSE(fs::exists(out / "kernels.cubin"));
+  const auto meta = nlohmann::json::parse(test::read_file((out / "meta.json").string()));
+  EXPECT_EQ(meta["format"], 1);
+  EXPECT_EQ(meta["target"], "sm90");
+  EXPECT_EQ(meta["source_sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(meta["kernels"][0]["name"], "gemm_tiled");
+  EXPECT_EQ(meta["kernels"][0]["launcher"], "argus_launch_gemm_tiled");
+  EXPECT_EQ(meta["kernels"][0]["shared_bytes"], 8704);
+  EXPECT_EQ(meta["kernels"][0]["grid"][0], "cdiv(N, 64)");
+  EXPECT_EQ(meta["kernels"][0]["assumes"][0], "M % BM == 0");
+  EXPECT_EQ(meta["kernels"][0]["params"][2]["output"], true);
+  EXPECT_EQ(meta["kernels"][0]["params"][3]["kind"], "scalar");
+  const auto bench = nlohmann::json::parse(test::read_file((out / "bench.json").string()));
+  EXPECT_EQ(bench["benches"][0]["reference"], "matmul");
+  EXPECT_EQ(bench["benches"][0]["flops"], int64_t{2} * 2048 * 2048 * 2048);
+}
+
+TEST_F(CompileCli, CompilesWithNvccAndReportsResources) {
+  if (!find_nvcc())
+    GTEST_SKIP() << "nvcc not found";
+  const test::Run r = argus(example("gemm_mma_sm90.argus") + " --target sm90 -o out");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("gemm_mma_sm90"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "out" / "kernels.cubin"));
+  const auto report =
+      nlohmann::json::parse(test::read_file((fs::path(dir_) / "out" / "compile.json").string()));
+  EXPECT_EQ(report["ok"], true);
+  EXPECT_EQ(report["kernels"][0]["shared_bytes"], 32768);
+  EXPECT_GT(report["kernels"][0]["registers"].get<int>(), 0);
+  EXPECT_EQ(report["kernels"][0]["spill_store_bytes"], 0);
+}
+
+TEST_F(CompileCli, JsonOutput) {
+  const test::Run r =
+      argus(example("softmax.argus") + " --target gfx942 --emit-only --format=json -o s");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["target"], "gfx942");
+  EXPECT_EQ(j["kernels"], (nlohmann::json{"softmax_naive", "softmax"}));
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "s" / "kernels.hip"));
+}
+
+TEST_F(CompileCli, Gfx942InProcess) {
+  const test::Run r = argus(example("gemm_mfma_gfx942.argus") + " --target gfx942 -o m");
+  if (r.output.find("no gfx942 compiler") != std::string::npos)
+    GTEST_SKIP() << "no gfx942 compiler in this build";
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "m" / "kernels.hsaco"));
+  const auto report =
+      nlohmann::json::parse(test::read_file((fs::path(dir_) / "m" / "compile.json").string()));
+  EXPECT_EQ(report["kernels"][0]["lds_bytes"], 20480);
+  EXPECT_GT(report["kernels"][0]["vgprs"].get<int>(), 0);
+}
+
+TEST_F(CompileCli, ExitStatuses) {
+  // Usage errors: 2.
+  EXPECT_EQ(argus("").status, 2);
+  EXPECT_EQ(argus(example("gemm_tiled.argus") + " --target sm80").status, 2);
+  EXPECT_EQ(argus(example("gemm_tiled.argus") + " --format=xml").status, 2);
+  EXPECT_EQ(argus("missing.argus --target sm90").status, 2);
+  // A file with front-end errors: 1, no artifact.
+  {
+    std::ofstream bad(fs::path(dir_) / "bad.argus");
+    bad << "@kernel(grid=1, block=32)\ndef k(X: Tensor((4,), f32)):\n    X[0] = undefined\n";
+  }
+  const test::Run bad = argus("bad.argus --target sm90");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("E0301"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "bad.sm90"));
+  // sm90-only kernels for gfx942: 1 with E0801.
+  const test::Run wrong = argus(example("gemm_mma_sm90.argus") + " --target gfx942 --emit-only");
+  EXPECT_EQ(wrong.status, 1) << wrong.output;
+  EXPECT_NE(wrong.output.find("E0801"), std::string::npos) << wrong.output;
+  // nvcc missing: 2, with the source still written.
+  const test::Run no_nvcc =
+      argus(example("gemm_naive.argus") + " --target sm90 -o n", "ARGUS_NVCC=/nonexistent/nvcc");
+  EXPECT_EQ(no_nvcc.status, 2) << no_nvcc.output;
+  EXPECT_NE(no_nvcc.output.find("nvcc not found"), std::string::npos) << no_nvcc.output;
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "n" / "kernels.cu"));
+  // --help: 0.
+  const test::Run help = argus("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("--emit-only"), std::string::npos);
+}
+
+} // namespace
+} // namespace argus::codegen

@@ -1,0 +1,295 @@
+// Lowering unit tests: the generated C++ for each construct.
+#include "argus/codegen/codes.h"
+#include "argus/codegen/lower.h"
+#include "codegen_test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace argus::codegen {
+namespace {
+
+using test::device_part;
+using test::lower_text;
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+#define EXPECT_CONTAINS(haystack, needle)                                                          \
+  EXPECT_TRUE(contains(haystack, needle)) << "missing: " << (needle) << "\nin:\n" << (haystack)
+#define EXPECT_NOT_CONTAINS(haystack, needle)                                                      \
+  EXPECT_FALSE(contains(haystack, needle)) << "unexpected: " << (needle) << "\nin:\n" << (haystack)
+
+const char *kElementwise = R"(
+@kernel(grid=(cdiv(N, 16), cdiv(M, 16)), block=(16, 16))
+def kern(A: Tensor((M, K), bf16), S: Tensor((M, K), (1, M), f32), C: Tensor((M, N), f32),
+      M: i32, N: i32, K: i32):
+    assume(M > 0)
+    tag(A, ("m", "k"))
+    n = block_id(0) * 16 + thread_id(0)
+    m = block_id(1) * 16 + thread_id(1)
+    if m < M and n < N:
+        acc: f32 = 0.0
+        for k in range(0, K):
+            acc += f32(A[m, k]) * S[m, k]
+        assert_tag(acc, {"m": m})
+        C[m, n] = acc
+)";
+
+TEST(Lower, RowMajorAndStridedIndexArithmetic) {
+  const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "C[N * m + n] = acc;");
+  EXPECT_CONTAINS(device, "A[K * m + k]");
+  EXPECT_CONTAINS(device, "S[M * k + m]"); // strides (1, M)
+  EXPECT_CONTAINS(device, "__bfloat162float(A[K * m + k])");
+  EXPECT_CONTAINS(device, "float acc = 0.0f;");
+  EXPECT_CONTAINS(device, "for (int32_t k = 0; k < K; ++k) {");
+  EXPECT_CONTAINS(device, "int32_t n = 16 * int(blockIdx.x) + int(threadIdx.x);");
+  // Inputs are const __restrict__, outputs writable.
+  EXPECT_CONTAINS(device, "const __nv_bfloat16 *__restrict__ A");
+  EXPECT_CONTAINS(device, "float *__restrict__ C");
+  EXPECT_CONTAINS(device, "__launch_bounds__(256)");
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const KernelMeta &k = r.kernels[0];
+  ASSERT_EQ(k.params.size(), 6u);
+  EXPECT_FALSE(k.params[0].output);
+  EXPECT_TRUE(k.params[2].output);
+  EXPECT_EQ(k.params[0].strides, (std::vector<std::string>{"K", "1"}));
+  EXPECT_EQ(k.params[1].strides, (std::vector<std::string>{"1", "M"}));
+  EXPECT_EQ(k.grid, (std::vector<std::string>{"cdiv(N, 16)", "cdiv(M, 16)"}));
+  EXPECT_EQ(k.assumes, (std::vector<std::string>{"M > 0"}));
+}
+
+TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
+  const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
+  const std::string device = device_part(r.source);
+  EXPECT_NOT_CONTAINS(device, "tag");
+  EXPECT_NOT_CONTAINS(device, "assume");
+  // The statement on line 7 of the source, `n = ...`.
+  EXPECT_CONTAINS(device, "#line 7 \"test.argus\"\n  int32_t n =");
+  EXPECT_CONTAINS(device, "#line 14 \"test.argus\"\n    C[N * m + n] = acc;");
+  EXPECT_NOT_CONTAINS(device, "#line 6 \"test.argus\""); // the tag(...) line
+}
+
+TEST(Lower, FloorDivisionHelperOnlyWhenAnOperandMayBeNegative) {
+  const LowerResult r = lower_text(R"(
+@kernel(grid=cdiv(N, 128), block=128)
+def k(X: Tensor((N,), f32), Y: Tensor((N,), f32), N: i32):
+    i = block_id() * 128 + thread_id()
+    j = i - 5
+    q = j // 3
+    w = j % 3
+    r = thread_id() // 3
+    s = thread_id() % 3
+    t = thread_id() // 4
+    u = j % 8
+    if i < N:
+        Y[i] = X[i] + f32(q + r + s + t + u + w)
+)",
+                                   GpuTarget::Sm90);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "int32_t q = argus_floordiv(j, 3);");
+  EXPECT_CONTAINS(device, "int32_t w = argus_floormod(j, 3);");
+  EXPECT_CONTAINS(device, "int32_t r = int(threadIdx.x) / 3;");
+  EXPECT_CONTAINS(device, "int32_t s = int(threadIdx.x) % 3;");
+  EXPECT_CONTAINS(device, "int32_t t = int(threadIdx.x) >> 2;");
+  EXPECT_CONTAINS(device, "int32_t u = j & 7;");
+}
+
+const char *kVectorSwizzle = R"(
+@kernel(grid=cdiv(M, 64), block=64)
+def k(A: Tensor((M, K), bf16), C: Tensor((M, K), bf16), M: i32, K: i32):
+    assume(K % 64 == 0)
+    a_gv = view(A, Tensor((M, K // 8, 8), bf16))
+    c_gv = view(C, Tensor((M, K // 8, 8), bf16))
+    s = make_shared((64, 8, 8), bf16,
+                    layout=compose(Swizzle(3, 4, 3), make_layout((64, 8, 8), (64, 8, 1))))
+    frag = make_local((2, 8), bf16)
+    r = thread_id()
+    m = block_id() * 64 + r
+    for kt in range(0, K // 64):
+        for c in range(0, 8, unroll=8):
+            s[r, c] = a_gv[m, kt * 8 + c]
+        syncthreads()
+        for c in range(0, 8, unroll=8):
+            frag[1] = s[r, (c + r) % 8]
+            frag[0, 0] = frag[1, 7]
+            c_gv[m, kt * 8 + c] = frag[1]
+        syncthreads()
+)";
+
+TEST(Lower, VectorAccessesAreSingleSixteenByteInstructions) {
+  const LowerResult r = lower_text(kVectorSwizzle, GpuTarget::Sm90);
+  const std::string device = device_part(r.source);
+  // Global -> shared: one 16-byte load and one 16-byte store.
+  EXPECT_CONTAINS(device, "*reinterpret_cast<uint4 *>(&s[argus_swizzle<3, 3, 3>(");
+  EXPECT_CONTAINS(device, "= *reinterpret_cast<const uint4 *>(&A[");
+  EXPECT_CONTAINS(device, "__shared__ __align__(16) __nv_bfloat16 s[4096]; // Swizzle<3, 4, 3>");
+  EXPECT_CONTAINS(device, "__nv_bfloat16 frag[16];");
+  // Shared -> registers through one 16-byte load, registers -> global through one store.
+  EXPECT_CONTAINS(device,
+                  "const uint4 argus_v = *reinterpret_cast<const uint4 *>(&s[argus_swizzle");
+  EXPECT_CONTAINS(device, "frag[15] = argus_e[7];");
+  EXPECT_CONTAINS(device, "frag[0] = frag[15];");
+  EXPECT_CONTAINS(device, "*reinterpret_cast<uint4 *>(&C[");
+  EXPECT_CONTAINS(device, "#pragma unroll\n");
+  EXPECT_CONTAINS(device, "__syncthreads();");
+}
+
+TEST(Lower, HipVectorTypesAndPrelude) {
+  const LowerResult r = lower_text(kVectorSwizzle, GpuTarget::Gfx942);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "*reinterpret_cast<argus_u32x4 *>(&s[argus_swizzle<3, 3, 3>(");
+  EXPECT_CONTAINS(device, "__shared__ __attribute__((aligned(16))) argus_bf16 s[4096];");
+  EXPECT_CONTAINS(device, "int(__builtin_amdgcn_workitem_id_x())");
+  EXPECT_CONTAINS(r.source, "struct argus_bf16");
+  EXPECT_NOT_CONTAINS(r.source, "#include <cuda");
+  EXPECT_CONTAINS(r.source, "#if !defined(ARGUS_DEVICE_ONLY) && !defined(__HIP_DEVICE_COMPILE__)");
+}
+
+TEST(Lower, NvvmIntrinsicsAsInlinePtx) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_mma_sm90.argus";
+  const CheckedFile checked = test::check_file(path);
+  const LowerResult r = lower(checked, GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                          "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13}");
+  EXPECT_CONTAINS(device, "\"r\"(argus_pack2(a_frag[8 * i], a_frag[8 * i + 1]))");
+  EXPECT_CONTAINS(device, "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];");
+  EXPECT_CONTAINS(device, "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];");
+  EXPECT_CONTAINS(device, "cp.async.cg.shared.global [%0], [%1], 16;");
+  EXPECT_CONTAINS(device, "argus_smem_addr(&a_smem[argus_swizzle<2, 3, 3>(");
+  EXPECT_CONTAINS(device, "cp.async.commit_group;");
+  EXPECT_CONTAINS(device, "cp.async.wait_group 0;");
+  EXPECT_CONTAINS(device, "__launch_bounds__(256, 2)");
+  // The f32 pair of the epilogue is one 8-byte store.
+  EXPECT_CONTAINS(device, "*reinterpret_cast<uint2 *>(&C[");
+  // Device functions are inlined helpers.
+  EXPECT_CONTAINS(device, "__device__ __forceinline__ int32_t mma_c_row(int32_t lane, int32_t h)");
+  EXPECT_NOT_CONTAINS(device, "assert_tag");
+}
+
+TEST(Lower, AmdgpuIntrinsicsAsBuiltins) {
+  const LowerResult r = lower_text(R"(
+@kernel(grid=1, block=64, waves_per_eu=2)
+def k(A: Tensor((64, 8), bf16), C: Tensor((64, 16), f32)):
+    lane = lane_id()
+    a_gv = view(A, Tensor((64, 2, 4), bf16))
+    a = make_local((1, 4), bf16)
+    a[0] = a_gv[lane % 32, lane // 32]
+    acc = full((16,), 0.0, f32)
+    amdgpu.s_setprio(1)
+    amdgpu.s_waitcnt(vmcnt=0)
+    amdgpu.s_waitcnt(lgkmcnt=0)
+    amdgpu.sched_group_barrier(8, 1, 0)
+    acc = amdgpu.mfma_f32_32x32x8_bf16(a[0], a[0], acc)
+    amdgpu.s_setprio(0)
+    for g in range(0, 16, unroll=16):
+        C[lane, g] = acc[g]
+)",
+                                   GpuTarget::Gfx942);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "argus_c = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(argus_a, argus_b, "
+                          "argus_c, 0, 0, 0);");
+  EXPECT_CONTAINS(device, "__builtin_amdgcn_s_setprio(1);");
+  // vmcnt(0), expcnt(7), lgkmcnt(15) / vmcnt(63), expcnt(7), lgkmcnt(0).
+  EXPECT_CONTAINS(device, "__builtin_amdgcn_s_waitcnt(3952);");
+  EXPECT_CONTAINS(device, "__builtin_amdgcn_s_waitcnt(49279);");
+  EXPECT_CONTAINS(device, "__builtin_amdgcn_sched_group_barrier(8, 1, 0);");
+  EXPECT_CONTAINS(device, "amdgpu_waves_per_eu(2)");
+  EXPECT_CONTAINS(device, "int32_t lane = int(__builtin_amdgcn_workitem_id_x());");
+  // The same kernel has no sm90 lowering.
+  const LowerResult other = lower_text(R"(
+@kernel(grid=1, block=64)
+def k(A: Tensor((64,), f32)):
+    amdgpu.s_setprio(1)
+    A[thread_id()] = 0.0
+)",
+                                       GpuTarget::Sm90, false);
+  EXPECT_FALSE(other.ok);
+  ASSERT_FALSE(other.diagnostics.empty());
+  EXPECT_EQ(other.diagnostics.back().code, codes::kNoKernelForTarget);
+}
+
+TEST(Lower, ShufflesMathAndFastMath) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/softmax.argus";
+  const CheckedFile checked = test::check_file(path);
+  const LowerResult cuda = lower(checked, GpuTarget::Sm90);
+  ASSERT_TRUE(cuda.ok);
+  const std::string device = device_part(cuda.source);
+  EXPECT_CONTAINS(device, "v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 16 >> s));");
+  EXPECT_CONTAINS(device, "float mx = (-INFINITY);");
+  // softmax_naive without fast_math, softmax with it.
+  EXPECT_CONTAINS(device, "total += expf((X[N * row + c] - mx));");
+  EXPECT_CONTAINS(device, "total += __expf((X[N * row + c] - mx));");
+  EXPECT_CONTAINS(device, "__fdividef(1.0f, group_sum(total))");
+  EXPECT_CONTAINS(device, "for (int32_t c = lane; c < N; c += 32) {");
+  const LowerResult hip = lower(checked, GpuTarget::Gfx942);
+  ASSERT_TRUE(hip.ok);
+  const std::string hdevice = device_part(hip.source);
+  EXPECT_CONTAINS(hdevice, "argus_shfl_xor(v, 16 >> s)");
+  EXPECT_CONTAINS(hdevice, "__builtin_expf(");
+  EXPECT_CONTAINS(hdevice, "__builtin_fmaxf(");
+}
+
+TEST(Lower, PoliciesBecomeAttributes) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_tiled.argus";
+  const LowerResult r = lower(test::check_file(path), GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok);
+  EXPECT_CONTAINS(r.source, "__maxnreg__(128)");
+  const LowerResult h = lower(test::check_file(path), GpuTarget::Gfx942);
+  ASSERT_TRUE(h.ok);
+  EXPECT_CONTAINS(h.source, "amdgpu_flat_work_group_size(1, 256)");
+  EXPECT_CONTAINS(h.source, "amdgpu_num_vgpr(128)");
+}
+
+TEST(Lower, LocalsDeclaredWhereAllUsesSeeThem) {
+  // `idx` is assigned in two loops and read in both: one declaration at the top.
+  const LowerResult r = lower_text(R"(
+@kernel(grid=1, block=32)
+def k(X: Tensor((64,), f32)):
+    for a in range(0, 2):
+        idx = thread_id() + 32 * a
+        X[idx] = 1.0
+    for b in range(0, 2):
+        idx = thread_id() + 32 * b
+        X[idx] += 1.0
+    total: f32 = 0.0
+    for c in range(0, 2):
+        total += X[c]
+    X[0] = total
+)",
+                                   GpuTarget::Sm90);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "  int32_t idx;\n");
+  EXPECT_CONTAINS(device, "idx = 32 * a + int(threadIdx.x);");
+  EXPECT_CONTAINS(device, "float total = 0.0f;");
+  EXPECT_CONTAINS(device, "X[idx] += 1.0f;");
+}
+
+TEST(Lower, UnsupportedConstructsAreDiagnosed) {
+  const LowerResult r = lower_text(R"(
+@kernel(grid=1, block=32)
+def k(X: Tensor((64,), f32)):
+    s = make_shared((64,), f32, layout=make_layout((8, 8), (1, 8)))
+    s[thread_id()] = X[thread_id()]
+    X[thread_id()] = s[thread_id()]
+)",
+                                   GpuTarget::Sm90, false);
+  if (!r.ok) {
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics.front().code, codes::kUnsupported);
+  }
+}
+
+TEST(Lower, TargetNames) {
+  EXPECT_EQ(parse_target("sm90"), GpuTarget::Sm90);
+  EXPECT_EQ(parse_target("gfx942"), GpuTarget::Gfx942);
+  EXPECT_FALSE(parse_target("sm80").has_value());
+  EXPECT_EQ(source_file_name(GpuTarget::Gfx942), "kernels.hip");
+}
+
+} // namespace
+} // namespace argus::codegen
