@@ -29,5 +29,22 @@ for f in examples/*.argus; do
     status=1
   fi
 done
+# A statically linked argus for `argus bench` on the GPU host, which has none
+# of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PATH \
+#   tests/gpu/bin/argus bench examples/gemm_mma_sm90.argus",
+#   carry=["tests/gpu/artifacts", "tests/gpu/bin"])
+if [ "${ARGUS_GPU_STATIC:-1}" = 1 ]; then
+  if cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DARGUS_STATIC=ON \
+       -DARGUS_BUILD_TESTS=OFF -DARGUS_BUILD_BENCH=OFF >/dev/null &&
+     cmake --build build-static --target argus >/dev/null; then
+    mkdir -p tests/gpu/bin
+    cp build-static/cli/argus tests/gpu/bin/argus
+    ln -sf ../../../codegen/runner/argus-runner tests/gpu/bin/argus-runner
+    echo "prepare.sh: static argus -> tests/gpu/bin/argus"
+  else
+    echo "prepare.sh: the static argus build failed (argus bench on the GPU host needs it)" >&2
+    status=1
+  fi
+fi
 du -sh "$out" 2>/dev/null
 exit $status
