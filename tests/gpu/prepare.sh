@@ -30,7 +30,7 @@ for f in examples/*.argus; do
   fi
 done
 # A statically linked argus for `argus bench` on the GPU host, which has none
-# of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PATH \
+# of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PWD/codegen/runner:$PATH \
 #   tests/gpu/bin/argus bench examples/gemm_mma_sm90.argus",
 #   carry=["tests/gpu/artifacts", "tests/gpu/bin"])
 if [ "${ARGUS_GPU_STATIC:-1}" = 1 ]; then
