@@ -633,6 +633,10 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
     auto v = view_of(*arg(0, "src"));
     if (!v)
       return "0";
+    // A 4-byte scalar through a real buffer load (see Lowerer::buffer_load), bit for bit.
+    if (name == "amdgpu.raw_buffer_load_x1" && bytes_of(v->dtype) == 4)
+      if (auto load = buffer_load_text(name, *v))
+        return "argus_bitcast<" + type_name(v->dtype, target_) + ">(" + *load + ")";
     return element_ref(*v);
   }
   error(call.range, "cannot lower a call of '" + name + "' as a value here");

@@ -237,6 +237,18 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
                         " (" + printf_escape(text) + ") is %lld; sizes must be positive")
             << ", (long long)dim);\n  }\n";
     }
+    if (buffer_loads_.count(p.symbol)) {
+      // Raw buffer loads address the tensor with a byte offset computed in int32.
+      check << "  {\n    uint64_t bytes = " << bytes_of(p.symbol->type.tensor->dtype) << ";\n";
+      for (const Expr *d : shape.dims)
+        check << "    if ((uint64_t)(" << host(*d, "a dimension")
+              << ") > UINT64_C(2147483647) / bytes)\n      return argus_host_fail(error, "
+                 "error_size, 2, "
+              << c_string(kname + ": tensor " + p.symbol->name +
+                          " is read by raw buffer loads and must be under 2 GiB")
+              << ");\n    bytes *= (uint64_t)(" << host(*d, "a dimension") << ");\n";
+      check << "  }\n";
+    }
   }
   check << "  grid[0] = 1;\n  grid[1] = 1;\n  grid[2] = 1;\n";
   for (size_t g = 0; g < info.grid.size() && g < 3; ++g)

@@ -91,6 +91,7 @@ public:
   bool failed_function_ = false;
   bool quiet_ = false;
   std::set<std::string> offset_vars_;
+  std::set<const sema::Symbol *> buffer_loads_; // tensors read by raw buffer loads
 
   // lower.cpp
   void error(const Range &range, const std::string &message);
@@ -141,6 +142,8 @@ public:
   void copy(const View &dst, const View &src, const std::string &what);
   void store_values(const View &dst, const std::vector<std::string> &values);
   bool intrinsic_into(const ast::Expr &call, const View &dst);
+  bool buffer_load(const std::string &name, const View &dst, const View &src);
+  std::optional<std::string> buffer_load_text(const std::string &name, const View &src);
   void intrinsic_statement(const ast::Expr &call);
   void for_loop(const ast::Stmt &s);
   void mark_written(const View &v);

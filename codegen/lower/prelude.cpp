@@ -283,6 +283,30 @@ template <typename T> __device__ __forceinline__ T argus_shfl_up(T v, int delta)
 template <typename T> __device__ __forceinline__ T argus_shfl_down(T v, int delta) {
   return argus_shfl(v, argus_lane() + delta);
 }
+// Raw buffer loads (amdgpu.raw_buffer_load_x*): a buffer resource for a tensor's base
+// (stride 0, num_records in bytes, clamped to 32 bits; dword3 0x00020000 as AMD's Composable
+// Kernel uses on gfx90a/gfx94x) and 4/8/16-byte loads at a byte offset from that base. The
+// hardware range-checks the offset (a load past num_records returns 0) and the base stays
+// in SGPRs.
+__device__ __forceinline__ __amdgpu_buffer_rsrc_t argus_buffer_rsrc(const void *base,
+                                                                    unsigned long long bytes) {
+  const unsigned int records =
+      bytes > 0xffffffffull ? 0xffffffffu : static_cast<unsigned int>(bytes);
+  return __builtin_amdgcn_make_buffer_rsrc(const_cast<void *>(base), static_cast<short>(0),
+                                           static_cast<int>(records), 0x00020000);
+}
+__device__ __forceinline__ unsigned int argus_buffer_load_b32(__amdgpu_buffer_rsrc_t r,
+                                                              unsigned int offset) {
+  return __builtin_amdgcn_raw_buffer_load_b32(r, static_cast<int>(offset), 0, 0);
+}
+__device__ __forceinline__ argus_u32x2 argus_buffer_load_b64(__amdgpu_buffer_rsrc_t r,
+                                                             unsigned int offset) {
+  return __builtin_amdgcn_raw_buffer_load_b64(r, static_cast<int>(offset), 0, 0);
+}
+__device__ __forceinline__ argus_u32x4 argus_buffer_load_b128(__amdgpu_buffer_rsrc_t r,
+                                                              unsigned int offset) {
+  return __builtin_amdgcn_raw_buffer_load_b128(r, static_cast<int>(offset), 0, 0);
+}
 )";
 
 } // namespace argus::codegen::detail

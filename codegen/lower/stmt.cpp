@@ -60,6 +60,7 @@ void Lowerer::prepare_function(const sema::FunctionInfo &info) {
   use_dynamic_shared_ = false;
   failed_function_ = false;
   offset_vars_.clear();
+  buffer_loads_.clear();
   fast_math_ = info.role == sema::FunctionRole::Kernel && info.policies.count("fast_math") &&
                info.policies.at("fast_math") != 0;
 
@@ -881,6 +882,80 @@ void Lowerer::copy(const View &dst, const View &src, const std::string &what) {
     line(dst_refs[i] + " = " + src_refs[i] + ";");
 }
 
+// amdgpu.raw_buffer_load_x{1,2,4} from a row-major tensor parameter: a real buffer load
+// (buffer_load_dword{,x2,x4}) through a resource for the tensor's base, with the element's
+// byte offset as voffset. Buffer loads keep the base in SGPRs (no 64-bit address per lane)
+// and the hardware range-checks the offset against num_records, which is why the intrinsic
+// exists. The host check limits such tensors to 2 GiB (the byte offset is int32 arithmetic). The
+// bytes go into dst bit for bit, as copy() would move them. False: not applicable (copy() instead).
+std::optional<std::string> Lowerer::buffer_load_text(const std::string &name, const View &src) {
+  const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
+  const auto m = element_count(src);
+  if (target_ == GpuTarget::Sm90 || fn_->role != sema::FunctionRole::Kernel ||
+      sb.space != MemorySpace::Global || !sb.param || sb.swizzle || !m || !contiguous(src) ||
+      !src.tile.empty())
+    return std::nullopt;
+  const int64_t bytes = *m * bytes_of(src.dtype);
+  const int64_t want = name == "amdgpu.raw_buffer_load_x1"   ? 4
+                       : name == "amdgpu.raw_buffer_load_x2" ? 8
+                                                             : 16;
+  if (bytes != want || src.offset.multiple_of() % 4 != 0)
+    return std::nullopt;
+  // The tensor's extent: row-major parameters only (their size is checked on the host).
+  const ast::Param *param = nullptr;
+  for (size_t i = 0; i < fn_->params.size() && i < fn_->function->params.size(); ++i)
+    if (fn_->params[i] == sb.param)
+      param = &fn_->function->params[i];
+  if (!param || !param->annotation || param->annotation->arg_count() >= 3)
+    return std::nullopt;
+  auto it = views_.find(sb.param);
+  if (it == views_.end())
+    return std::nullopt;
+  std::string extent =
+      "static_cast<unsigned long long>(" + std::to_string(bytes_of(sb.dtype)) + ")";
+  for (ExprRef d : it->second.shape)
+    extent += " * static_cast<unsigned long long>(" + cpp(d) + ")";
+  buffer_loads_.insert(sb.param);
+  const std::string bits = bytes == 4 ? "b32" : bytes == 8 ? "b64" : "b128";
+  return "argus_buffer_load_" + bits + "(argus_buffer_rsrc(" + sb.name + ", " + extent +
+         "), static_cast<unsigned int>(" + cpp(src.offset) + "))";
+}
+
+bool Lowerer::buffer_load(const std::string &name, const View &dst, const View &src) {
+  const auto n = element_count(dst);
+  const auto m = element_count(src);
+  if (!n || !m || *n != *m || *n * bytes_of(dst.dtype) != *m * bytes_of(src.dtype))
+    return false;
+  const auto load = buffer_load_text(name, src);
+  if (!load)
+    return false;
+  const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
+  const int64_t bytes = *m * bytes_of(src.dtype);
+  mark_written(dst);
+  const std::string vt = vector_type(bytes, target_);
+  line("// " + name + ": a buffer load of " + std::to_string(bytes) + " bytes from " + sb.name +
+       " (buffer resource: hardware range check, SGPR base)");
+  line("{");
+  ++indent_;
+  line("const " + vt + " argus_v = " + *load + ";");
+  const Buffer &db = buffers_[static_cast<size_t>(dst.buffer)];
+  const bool dv = db.space != MemorySpace::Local && contiguous(dst) &&
+                  (!db.swizzle || (int64_t{1} << db.swizzle->base) >= bytes);
+  if (dv) {
+    line("*reinterpret_cast<" + vt + " *>(" + address_of(dst) + ") = argus_v;");
+  } else {
+    const std::string t = type_name(dst.dtype, target_);
+    const auto refs = element_refs(dst);
+    line(t + " argus_e[" + std::to_string(refs.size()) + "];");
+    line("__builtin_memcpy(argus_e, &argus_v, sizeof(argus_e));");
+    for (size_t i = 0; i < refs.size(); ++i)
+      line(refs[i] + " = argus_e[" + std::to_string(i) + "];");
+  }
+  --indent_;
+  line("}");
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // Intrinsics.
 
@@ -1024,6 +1099,8 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     auto src = src_e ? view_of(*src_e) : std::nullopt;
     if (!src)
       return false;
+    if (name != "amdgpu.ds_read_b128" && buffer_load(name, dst, *src))
+      return true;
     const std::string what = name == "amdgpu.ds_read_b128"
                                  ? "amdgpu.ds_read_b128: one 16-byte LDS load"
                                  : name + ": a plain global load (no buffer resource)";

@@ -120,6 +120,30 @@ TEST_P(Example, EmitsAndCompilesForGfx942WithoutNvvm) {
   }
 }
 
+// amdgpu.raw_buffer_load_x4 is a real buffer load on gfx942 (a resource for the tensor's
+// base, the element's byte offset as voffset), and the kernel still compiles without spills.
+TEST(ExampleGfx942, RawBufferLoadsAreBufferLoads) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_mfma_gfx942.argus";
+  const CheckedFile checked = test::check_file(path);
+  ASSERT_FALSE(checked.has_errors());
+  const LowerResult lowered = lower(checked, GpuTarget::Gfx942);
+  ASSERT_TRUE(lowered.ok);
+  EXPECT_NE(lowered.source.find("__builtin_amdgcn_raw_buffer_load_b128"), std::string::npos);
+  EXPECT_NE(lowered.source.find("argus_buffer_load_b128(argus_buffer_rsrc(A, "), std::string::npos);
+  EXPECT_NE(lowered.source.find("argus_buffer_load_b128(argus_buffer_rsrc(B, "), std::string::npos);
+  EXPECT_EQ(lowered.source.find("a plain global load"), std::string::npos);
+  EXPECT_NE(lowered.host_checks.find("must be under 2 GiB"), std::string::npos);
+  if (!gfx942_compiler_available())
+    GTEST_SKIP() << "no gfx942 compiler in this build";
+  const CompileReport report = compile_gfx942(lowered.source, path);
+  ASSERT_TRUE(report.ok) << report.output;
+  ASSERT_FALSE(report.kernels.empty());
+  for (const KernelResources &r : report.kernels) {
+    EXPECT_EQ(r.spill_vgprs + r.spill_sgprs, 0) << r.name;
+    EXPECT_EQ(r.scratch_bytes, 0) << r.name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(test::example_files()),
                          example_name);
 
