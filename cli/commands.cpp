@@ -3,6 +3,7 @@
 #include "argus/cli/command.h"
 #include "argus/cli/compile_command.h"
 #include "argus/cli/layout_command.h"
+#include "argus/cli/lsp_command.h"
 
 #include <algorithm>
 #include <array>
@@ -16,6 +17,7 @@ std::span<const Command> commands() {
       Command{"layout", kLayoutSummary, kLayoutHelp, run_layout},
       Command{"compile", kCompileSummary, kCompileHelp, run_compile},
       Command{"bench", kBenchSummary, kBenchHelp, run_bench},
+      Command{"lsp", kLspSummary, kLspHelp, run_lsp},
   };
   return kCommands;
 }

@@ -1,5 +1,7 @@
 #include "argus/cli/diagnostic_json.h"
 
+#include "argus/server/lsp_diagnostic.h"
+
 #include <filesystem>
 
 namespace argus::cli {
@@ -51,33 +53,12 @@ std::string file_uri(std::string_view path) {
 }
 
 nlohmann::json lsp_range(const SourceFile &source, Range range, ColumnUnit unit) {
-  const auto position = [&](Position pos) {
-    return nlohmann::json{{"line", pos.line}, {"character", source.column_in(pos, unit)}};
-  };
-  return nlohmann::json{{"start", position(range.begin)}, {"end", position(range.end)}};
+  return server::lsp_range(source, range, unit);
 }
 
 nlohmann::json lsp_diagnostic(const SourceFile &source, const Diagnostic &diagnostic,
                               const std::string &uri, ColumnUnit unit) {
-  nlohmann::json result = {
-      {"range", lsp_range(source, diagnostic.range, unit)},
-      {"severity", static_cast<int>(diagnostic.severity)},
-      {"code", diagnostic.code},
-      {"source", "argus"},
-      {"message", diagnostic.message},
-  };
-  if (!diagnostic.data.is_null())
-    result["data"] = diagnostic.data;
-  if (!diagnostic.related.empty()) {
-    nlohmann::json related = nlohmann::json::array();
-    for (const RelatedInformation &info : diagnostic.related) {
-      related.push_back(
-          {{"location", {{"uri", uri}, {"range", lsp_range(source, info.range, unit)}}},
-           {"message", info.message}});
-    }
-    result["relatedInformation"] = std::move(related);
-  }
-  return result;
+  return server::lsp_diagnostic(source, diagnostic, uri, unit);
 }
 
 nlohmann::json checked_file_json(const SourceFile &source,

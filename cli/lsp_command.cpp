@@ -1,0 +1,68 @@
+#include "argus/cli/lsp_command.h"
+
+#include "argus/server/log.h"
+#include "argus/server/server.h"
+#include "argus/server/transport.h"
+
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+namespace argus::cli {
+
+const std::string_view kLspSummary = "Run the language server on stdin/stdout";
+const std::string_view kLspHelp =
+    "Usage: argus lsp [--log-level=error|info|debug] [--log-file=PATH]\n"
+    "\n"
+    "Serves the Language Server Protocol (3.17) on stdin/stdout with Content-Length\n"
+    "framing. Editors and agents start it as a subprocess; see server/README.md.\n"
+    "\n"
+    "Options:\n"
+    "  --log-level=LEVEL  error (default), info or debug; logs go to stderr\n"
+    "  --log-file=PATH    append logs to PATH instead of stderr\n"
+    "  -h, --help         Print this help\n"
+    "\n"
+    "Exit status: 0 after shutdown and exit, 1 on exit without shutdown or end of\n"
+    "input, 2 on a usage error.\n";
+
+int run_lsp(std::span<const std::string> args, Environment &env) {
+  server::LogLevel level = server::LogLevel::Error;
+  std::optional<std::string> log_file;
+  for (const std::string &arg : args) {
+    if (arg == "-h" || arg == "--help") {
+      env.out << kLspHelp;
+      return kExitOk;
+    }
+    if (arg.starts_with("--log-level=")) {
+      const std::optional<server::LogLevel> parsed =
+          server::parse_log_level(std::string_view(arg).substr(12));
+      if (!parsed) {
+        env.err << "argus lsp: error: unknown log level '" << arg.substr(12)
+                << "' (see 'argus help lsp')\n";
+        return kExitUsage;
+      }
+      level = *parsed;
+    } else if (arg.starts_with("--log-file=") && arg.size() > 11) {
+      log_file = arg.substr(11);
+    } else {
+      env.err << "argus lsp: error: unknown argument '" << arg << "' (see 'argus help lsp')\n";
+      return kExitUsage;
+    }
+  }
+  std::ofstream file;
+  if (log_file) {
+    file.open(*log_file, std::ios::app);
+    if (!file) {
+      env.err << "argus lsp: error: cannot open log file '" << *log_file << "'\n";
+      return kExitUsage;
+    }
+  }
+  server::Logger log(log_file ? static_cast<std::ostream &>(file) : env.err, level);
+  server::Transport transport(std::cin, env.out, log);
+  server::ServerOptions options;
+  options.version = std::string(version());
+  server::Server server(transport, log, std::move(options));
+  return server.run();
+}
+
+} // namespace argus::cli

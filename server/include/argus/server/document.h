@@ -1,0 +1,54 @@
+// Open documents: their text, version and the conversion of LSP positions
+// (in the negotiated encoding) to byte offsets.
+#pragma once
+
+#include "argus/dsl/source.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace argus::server {
+
+// An LSP position: zero-based line and a column in the negotiated unit.
+struct LspPosition {
+  uint32_t line = 0;
+  uint32_t character = 0;
+};
+
+struct LspRange {
+  LspPosition start;
+  LspPosition end;
+};
+
+// The byte offset of `pos` in `text`. A line past the end clamps to the end of
+// the text, a character past the end of its line to the end of the line
+// (LSP 3.17), and a character inside a multi-unit character (half of a UTF-16
+// surrogate pair, or a byte inside a UTF-8 sequence) to that character's start.
+size_t offset_of(std::string_view text, LspPosition pos, ColumnUnit unit);
+
+// Replaces `range` of `text` (positions in `unit`) with `replacement`.
+// The end is clamped to be no earlier than the start.
+void apply_edit(std::string &text, LspRange range, std::string_view replacement, ColumnUnit unit);
+
+struct Document {
+  std::string uri;
+  std::string text;
+  int64_t version = 0;
+};
+
+// The documents the client has opened, by URI.
+class DocumentStore {
+public:
+  Document &open(std::string uri, std::string text, int64_t version);
+  Document *find(const std::string &uri);
+  bool close(const std::string &uri);
+  size_t size() const { return documents_.size(); }
+
+private:
+  std::map<std::string, Document> documents_;
+};
+
+} // namespace argus::server

@@ -1,0 +1,38 @@
+// Where checking runs. Today: inline on the message thread. The seam exists
+// so a worker-thread scheduler (with debouncing, time limits, cancellation
+// and -32801 ContentModified for superseded work) can replace it without
+// touching the protocol code; see server/README.md.
+#pragma once
+
+#include "argus/dsl/frontend.h"
+
+#include <functional>
+#include <string>
+
+namespace argus::server {
+
+// A consistent copy of one document version, safe to hand to another thread.
+struct DocumentSnapshot {
+  std::string uri;
+  std::string path; // the file path for messages, decoded from the URI
+  std::string text;
+  int64_t version = 0;
+};
+
+class Scheduler {
+public:
+  using Callback = std::function<void(const DocumentSnapshot &, CheckedFile &)>;
+
+  explicit Scheduler(FrontendOptions options) : options_(std::move(options)) {}
+
+  // Checks `snapshot` and calls `done` with the result. The inline scheduler
+  // calls back on the calling (message) thread before returning; a threaded
+  // one will call back on a worker and must never call back for a version
+  // that a newer update has superseded.
+  void check(DocumentSnapshot snapshot, const Callback &done);
+
+private:
+  FrontendOptions options_;
+};
+
+} // namespace argus::server

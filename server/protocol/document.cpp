@@ -1,0 +1,75 @@
+#include "argus/server/document.h"
+
+#include <algorithm>
+
+namespace argus::server {
+namespace {
+
+// Length in bytes of the UTF-8 sequence that starts with `lead` (1 for bad bytes).
+size_t sequence_length(unsigned char lead) {
+  if (lead < 0x80)
+    return 1;
+  if ((lead & 0xE0) == 0xC0)
+    return 2;
+  if ((lead & 0xF0) == 0xE0)
+    return 3;
+  if ((lead & 0xF8) == 0xF0)
+    return 4;
+  return 1;
+}
+
+} // namespace
+
+size_t offset_of(std::string_view text, LspPosition pos, ColumnUnit unit) {
+  size_t line_start = 0;
+  for (uint32_t line = 0; line < pos.line; ++line) {
+    const size_t newline = text.find('\n', line_start);
+    if (newline == std::string_view::npos)
+      return text.size();
+    line_start = newline + 1;
+  }
+  size_t line_end = text.find('\n', line_start);
+  if (line_end == std::string_view::npos)
+    line_end = text.size();
+  if (line_end > line_start && text[line_end - 1] == '\r')
+    --line_end;
+  size_t offset = line_start;
+  uint32_t units = 0;
+  while (offset < line_end && units < pos.character) {
+    const size_t length =
+        std::min(sequence_length(static_cast<unsigned char>(text[offset])), line_end - offset);
+    uint32_t width = 1;
+    if (unit == ColumnUnit::Utf8Bytes)
+      width = static_cast<uint32_t>(length);
+    else if (unit == ColumnUnit::Utf16CodeUnits)
+      width = length == 4 ? 2 : 1;
+    if (units + width > pos.character)
+      break; // inside this character: clamp to its start
+    units += width;
+    offset += length;
+  }
+  return offset;
+}
+
+void apply_edit(std::string &text, LspRange range, std::string_view replacement, ColumnUnit unit) {
+  const size_t begin = offset_of(text, range.start, unit);
+  const size_t end = std::max(begin, offset_of(text, range.end, unit));
+  text.replace(begin, end - begin, replacement);
+}
+
+Document &DocumentStore::open(std::string uri, std::string text, int64_t version) {
+  Document &document = documents_[uri];
+  document.uri = std::move(uri);
+  document.text = std::move(text);
+  document.version = version;
+  return document;
+}
+
+Document *DocumentStore::find(const std::string &uri) {
+  const auto it = documents_.find(uri);
+  return it == documents_.end() ? nullptr : &it->second;
+}
+
+bool DocumentStore::close(const std::string &uri) { return documents_.erase(uri) > 0; }
+
+} // namespace argus::server

@@ -1,0 +1,330 @@
+#include "argus/server/server.h"
+
+#include "argus/server/lsp_diagnostic.h"
+
+#include <exception>
+#include <utility>
+
+namespace argus::server {
+namespace {
+
+using nlohmann::json;
+
+// A request that cannot be answered with a result.
+struct RequestError {
+  int code;
+  std::string message;
+};
+
+bool valid_id(const json &id) { return id.is_number_integer() || id.is_string(); }
+
+LspPosition parse_position(const json &value) {
+  return LspPosition{value.at("line").get<uint32_t>(), value.at("character").get<uint32_t>()};
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+// Whether a request needs document state and so waits in the queue (where
+// $/cancelRequest can still reach it) rather than being answered at once.
+bool is_queued(const std::string &method) { return method != "initialize" && method != "shutdown"; }
+
+} // namespace
+
+std::string uri_to_path(const std::string &uri) {
+  constexpr std::string_view kScheme = "file://";
+  if (!uri.starts_with(kScheme))
+    return uri;
+  std::string path;
+  for (size_t i = kScheme.size(); i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size() && hex_value(uri[i + 1]) >= 0 &&
+        hex_value(uri[i + 2]) >= 0) {
+      path.push_back(static_cast<char>(hex_value(uri[i + 1]) * 16 + hex_value(uri[i + 2])));
+      i += 2;
+    } else {
+      path.push_back(uri[i]);
+    }
+  }
+  return path;
+}
+
+Server::Server(Transport &transport, Logger &log, ServerOptions options)
+    : transport_(transport), log_(log), options_(std::move(options)),
+      scheduler_(options_.frontend) {}
+
+int Server::run() {
+  while (!exited_) {
+    if (!pending_.empty() && !transport_.input_buffered()) {
+      run_pending();
+      continue;
+    }
+    ReadResult next = transport_.read();
+    if (next.kind == ReadResult::Kind::End) {
+      run_pending();
+      log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
+      return shutdown_ ? 0 : 1;
+    }
+    if (next.kind == ReadResult::Kind::ParseError) {
+      reply_error(nullptr, error_code::kParseError, next.error);
+      continue;
+    }
+    handle(next.message);
+  }
+  run_pending();
+  return shutdown_ ? 0 : 1;
+}
+
+void Server::handle(const json &message) {
+  if (!message.is_object() || message.value("jsonrpc", json()) != "2.0") {
+    const json id =
+        message.is_object() && valid_id(message.value("id", json())) ? message["id"] : json();
+    reply_error(id, error_code::kInvalidRequest, "not a JSON-RPC 2.0 message");
+    return;
+  }
+  const bool has_id = message.contains("id");
+  const json id = message.value("id", json());
+  if (!message.contains("method")) {
+    if (has_id && (message.contains("result") || message.contains("error"))) {
+      log_.debug("ignoring a response from the client");
+      return;
+    }
+    reply_error(valid_id(id) ? id : json(), error_code::kInvalidRequest, "no method");
+    return;
+  }
+  const json &method = message["method"];
+  // A null `params` is read as absent: some clients send it for shutdown/exit.
+  json params = message.value("params", json::object());
+  if (params.is_null())
+    params = json::object();
+  if (!method.is_string() || (has_id && !valid_id(id)) ||
+      !(params.is_object() || params.is_array())) {
+    if (has_id)
+      reply_error(valid_id(id) ? id : json(), error_code::kInvalidRequest, "invalid request");
+    else
+      log_.error("ignoring an invalid notification");
+    return;
+  }
+  const std::string name = method.get<std::string>();
+  if (!has_id) {
+    if (name == "$/cancelRequest") {
+      if (params.is_object() && params.contains("id"))
+        cancel(params["id"]);
+      return;
+    }
+    run_pending(); // notifications change state: earlier requests see the old one
+    handle_notification(name, params);
+    return;
+  }
+  if (is_queued(name) && initialized_ && !shutdown_) {
+    pending_.push_back(message);
+    return;
+  }
+  run_pending();
+  dispatch_request(message);
+}
+
+void Server::run_pending() {
+  while (!pending_.empty()) {
+    const json request = std::move(pending_.front());
+    pending_.pop_front();
+    dispatch_request(request);
+  }
+}
+
+void Server::cancel(const json &id) {
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if ((*it)["id"] == id) {
+      const json cancelled = (*it)["id"];
+      pending_.erase(it);
+      reply_error(cancelled, error_code::kRequestCancelled, "request cancelled");
+      return;
+    }
+  }
+  log_.debug("$/cancelRequest for a request that is not pending: " + id.dump());
+}
+
+void Server::dispatch_request(const json &request) {
+  const json &id = request["id"];
+  const std::string method = request["method"].get<std::string>();
+  json params = request.value("params", json::object());
+  if (params.is_null())
+    params = json::object();
+  if (!initialized_ && method != "initialize") {
+    reply_error(id, error_code::kServerNotInitialized, "the server is not initialized");
+    return;
+  }
+  if (shutdown_) {
+    reply_error(id, error_code::kInvalidRequest, "the server is shutting down");
+    return;
+  }
+  try {
+    if (method == "initialize") {
+      if (initialized_) {
+        reply_error(id, error_code::kInvalidRequest, "initialize was already called");
+        return;
+      }
+      reply(id, initialize(params));
+    } else if (method == "shutdown") {
+      shutdown_ = true;
+      reply(id, nullptr);
+    } else if (method == "textDocument/diagnostic") {
+      reply(id, pull_diagnostics(params));
+    } else {
+      reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
+    }
+  } catch (const RequestError &error) {
+    reply_error(id, error.code, error.message);
+  } catch (const json::exception &error) {
+    reply_error(id, error_code::kInvalidParams, std::string("invalid params: ") + error.what());
+  } catch (const std::exception &error) {
+    log_.error(std::string("internal error in ") + method + ": " + error.what());
+    reply_error(id, error_code::kInternalError, error.what());
+  }
+}
+
+void Server::handle_notification(const std::string &method, const json &params) {
+  if (method == "exit") {
+    exited_ = true;
+    return;
+  }
+  if (!initialized_) {
+    log_.info("dropping notification before initialize: " + method);
+    return;
+  }
+  try {
+    if (method == "initialized" || method == "$/setTrace") {
+      log_.debug(method + " accepted");
+    } else if (method == "textDocument/didOpen") {
+      did_open(params);
+    } else if (method == "textDocument/didChange") {
+      did_change(params);
+    } else if (method == "textDocument/didClose") {
+      did_close(params);
+    } else {
+      log_.debug("ignoring notification " + method);
+    }
+  } catch (const json::exception &error) {
+    log_.error("invalid params for " + method + ": " + error.what());
+  } catch (const std::exception &error) {
+    log_.error("internal error in " + method + ": " + error.what());
+  }
+}
+
+json Server::initialize(const json &params) {
+  encoding_ = ColumnUnit::Utf16CodeUnits;
+  if (params.is_object()) {
+    const json general =
+        params.value("capabilities", json::object()).value("general", json::object());
+    const json encodings = general.value("positionEncodings", json::array());
+    if (encodings.is_array()) {
+      for (const json &encoding : encodings) {
+        if (encoding == "utf-8")
+          encoding_ = ColumnUnit::Utf8Bytes;
+      }
+    }
+  }
+  initialized_ = true;
+  const char *encoding = encoding_ == ColumnUnit::Utf8Bytes ? "utf-8" : "utf-16";
+  log_.info(std::string("initialized; position encoding ") + encoding);
+  return json{
+      {"capabilities",
+       {{"positionEncoding", encoding},
+        {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
+        {"diagnosticProvider",
+         {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}}}},
+      {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
+  };
+}
+
+void Server::did_open(const json &params) {
+  const json &item = params.at("textDocument");
+  Document &document =
+      documents_.open(item.at("uri").get<std::string>(), item.at("text").get<std::string>(),
+                      item.value("version", int64_t{0}));
+  publish(document);
+}
+
+void Server::did_change(const json &params) {
+  const json &item = params.at("textDocument");
+  Document *document = documents_.find(item.at("uri").get<std::string>());
+  if (document == nullptr) {
+    log_.error("didChange for a document that is not open: " + item.at("uri").dump());
+    return;
+  }
+  // Validate every change before applying any, so a bad one leaves the text intact.
+  const json &changes = params.at("contentChanges");
+  std::string text = document->text;
+  for (const json &change : changes) {
+    const std::string &replacement = change.at("text").get_ref<const std::string &>();
+    if (change.contains("range")) {
+      const json &range = change["range"];
+      apply_edit(text, LspRange{parse_position(range.at("start")), parse_position(range.at("end"))},
+                 replacement, encoding_);
+    } else {
+      text = replacement;
+    }
+  }
+  const int64_t version = item.value("version", document->version + 1);
+  if (version <= document->version)
+    log_.info("didChange version " + std::to_string(version) + " is not newer than " +
+              std::to_string(document->version));
+  document->text = std::move(text);
+  document->version = version;
+  publish(*document);
+}
+
+void Server::did_close(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  if (!documents_.close(uri))
+    return;
+  transport_.write(json{{"jsonrpc", "2.0"},
+                        {"method", "textDocument/publishDiagnostics"},
+                        {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+}
+
+json Server::diagnostics_of(const Document &document) {
+  json items = json::array();
+  scheduler_.check(
+      DocumentSnapshot{document.uri, uri_to_path(document.uri), document.text, document.version},
+      [&](const DocumentSnapshot &snapshot, CheckedFile &checked) {
+        const SourceFile source(snapshot.path, snapshot.text);
+        for (const Diagnostic &diagnostic : checked.diagnostics)
+          items.push_back(lsp_diagnostic(source, diagnostic, snapshot.uri, encoding_));
+      });
+  return items;
+}
+
+void Server::publish(const Document &document) {
+  transport_.write(json{{"jsonrpc", "2.0"},
+                        {"method", "textDocument/publishDiagnostics"},
+                        {"params",
+                         {{"uri", document.uri},
+                          {"version", document.version},
+                          {"diagnostics", diagnostics_of(document)}}}});
+}
+
+json Server::pull_diagnostics(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  const Document *document = documents_.find(uri);
+  if (document == nullptr)
+    throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
+  return json{{"kind", "full"}, {"items", diagnostics_of(*document)}};
+}
+
+void Server::reply(const json &id, json result) {
+  transport_.write(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void Server::reply_error(const json &id, int code, const std::string &message) {
+  transport_.write(
+      json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+}
+
+} // namespace argus::server

@@ -1,0 +1,180 @@
+// The server in process: lifecycle, errors, cancellation and diagnostics,
+// driven through string streams.
+#include "argus/server/server.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace argus::server {
+namespace {
+
+using nlohmann::json;
+
+std::string frame(const json &message) {
+  const std::string body = message.dump();
+  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+json request(int id, const std::string &method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+
+json notification(const std::string &method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
+}
+
+struct Session {
+  int exit_code = -1;
+  std::vector<json> messages;
+};
+
+Session run(const std::vector<json> &messages) {
+  std::string input;
+  for (const json &message : messages)
+    input += frame(message);
+  std::istringstream in(input);
+  std::ostringstream out;
+  std::ostringstream log_stream;
+  Logger log(log_stream, LogLevel::Debug);
+  Transport reader(in, out, log);
+  Server server(reader, log);
+  Session session;
+  session.exit_code = server.run();
+  std::istringstream written(out.str());
+  std::ostringstream sink;
+  Transport parser(written, sink, log);
+  for (ReadResult next = parser.read(); next.kind == ReadResult::Kind::Message;
+       next = parser.read())
+    session.messages.push_back(next.message);
+  return session;
+}
+
+const json kInitialize = request(1, "initialize", {{"capabilities", json::object()}});
+
+TEST(Server, ShutdownThenExitIsZero) {
+  const Session s =
+      run({kInitialize, notification("initialized"), request(2, "shutdown"), notification("exit")});
+  EXPECT_EQ(s.exit_code, 0);
+  ASSERT_EQ(s.messages.size(), 2u);
+  EXPECT_EQ(s.messages[0]["result"]["capabilities"]["positionEncoding"], "utf-16");
+  EXPECT_EQ(s.messages[0]["result"]["capabilities"]["textDocumentSync"]["change"], 2);
+  EXPECT_TRUE(s.messages[1]["result"].is_null());
+}
+
+TEST(Server, NullParamsAreAccepted) {
+  const Session s =
+      run({kInitialize,
+           json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}, {"params", nullptr}},
+           json{{"jsonrpc", "2.0"}, {"method", "exit"}, {"params", nullptr}}});
+  EXPECT_EQ(s.exit_code, 0);
+  ASSERT_EQ(s.messages.size(), 2u);
+  EXPECT_TRUE(s.messages[1]["result"].is_null());
+}
+
+TEST(Server, ExitWithoutShutdownIsOne) {
+  EXPECT_EQ(run({kInitialize, notification("exit")}).exit_code, 1);
+  EXPECT_EQ(run({notification("exit")}).exit_code, 1);
+  EXPECT_EQ(run({kInitialize}).exit_code, 1); // input ends
+}
+
+TEST(Server, NegotiatesUtf8WhenOffered) {
+  const Session s = run(
+      {request(1, "initialize",
+               {{"capabilities", {{"general", {{"positionEncodings", {"utf-8", "utf-16"}}}}}}})});
+  EXPECT_EQ(s.messages.at(0)["result"]["capabilities"]["positionEncoding"], "utf-8");
+}
+
+TEST(Server, RequestBeforeInitialize) {
+  const Session s = run({request(7, "textDocument/diagnostic")});
+  EXPECT_EQ(s.messages.at(0)["id"], 7);
+  EXPECT_EQ(s.messages.at(0)["error"]["code"], -32002);
+}
+
+TEST(Server, UnknownMethodAndInvalidRequests) {
+  const Session s = run({kInitialize, request(2, "nope/nothing"), notification("nope/ignored"),
+                         json{{"jsonrpc", "2.0"}, {"id", 3}}, json::array({1, 2}),
+                         json{{"jsonrpc", "1.0"}, {"id", 4}, {"method", "x"}},
+                         json{{"jsonrpc", "2.0"}, {"id", 5}, {"method", 42}}});
+  ASSERT_EQ(s.messages.size(), 6u);
+  EXPECT_EQ(s.messages[1]["error"]["code"], -32601);
+  EXPECT_EQ(s.messages[2]["id"], 3);
+  EXPECT_EQ(s.messages[2]["error"]["code"], -32600);
+  EXPECT_TRUE(s.messages[3]["id"].is_null());
+  EXPECT_EQ(s.messages[3]["error"]["code"], -32600);
+  EXPECT_EQ(s.messages[4]["error"]["code"], -32600);
+  EXPECT_EQ(s.messages[5]["error"]["code"], -32600);
+}
+
+TEST(Server, CancelsAPendingRequest) {
+  const std::string uri = "file:///tmp/a.argus";
+  const Session s = run(
+      {kInitialize, request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}}),
+       notification("$/cancelRequest", {{"id", 2}}), notification("$/cancelRequest", {{"id", 99}}),
+       notification("$/setTrace", {{"value", "off"}})});
+  ASSERT_EQ(s.messages.size(), 2u);
+  EXPECT_EQ(s.messages[1]["id"], 2);
+  EXPECT_EQ(s.messages[1]["error"]["code"], -32800);
+}
+
+TEST(Server, PublishesAndPullsDiagnosticsWithUtf8Positions) {
+  const std::string uri = "file:///tmp/b.argus";
+  const std::string text =
+      "@kernel(grid=(1,), block=(32,))\n"
+      "def k(A: Tensor((32,), f32)):\n"
+      "    _s = \"\xF0\x9F\x98\x80\xC3\xA9\"; A[thread_id(0)] = h\xC3\xA9llo\n";
+  const Session s = run(
+      {request(1, "initialize",
+               {{"capabilities", {{"general", {{"positionEncodings", {"utf-8"}}}}}}}),
+       notification("textDocument/didOpen",
+                    {{"textDocument",
+                      {{"uri", uri}, {"languageId", "argus"}, {"version", 1}, {"text", text}}}}),
+       request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}}),
+       // Replace "héllo" (UTF-8 columns 37..43) with "1.0".
+       notification("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                               {"contentChanges",
+                                                {{{"range",
+                                                   {{"start", {{"line", 2}, {"character", 37}}},
+                                                    {"end", {{"line", 2}, {"character", 43}}}}},
+                                                  {"text", "1.0"}}}}}),
+       notification("textDocument/didClose", {{"textDocument", {{"uri", uri}}}})});
+  ASSERT_EQ(s.messages.size(), 5u);
+  const json &published = s.messages[1]["params"];
+  EXPECT_EQ(published["version"], 1);
+  ASSERT_EQ(published["diagnostics"].size(), 1u);
+  const json &diagnostic = published["diagnostics"][0];
+  EXPECT_EQ(diagnostic["code"], "E0301");
+  EXPECT_EQ(diagnostic["source"], "argus");
+  EXPECT_EQ(diagnostic["range"]["start"]["character"], 37);
+  EXPECT_EQ(diagnostic["range"]["end"]["character"], 43);
+  EXPECT_EQ(s.messages[2]["result"]["kind"], "full");
+  EXPECT_EQ(s.messages[2]["result"]["items"], published["diagnostics"]);
+  EXPECT_EQ(s.messages[3]["params"]["version"], 2);
+  EXPECT_EQ(s.messages[3]["params"]["diagnostics"], json::array());
+  EXPECT_EQ(s.messages[4]["params"]["diagnostics"], json::array());
+}
+
+TEST(Server, PullForUnknownDocumentIsInvalidParams) {
+  const Session s =
+      run({kInitialize,
+           request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", "file:///none"}}}}),
+           request(3, "textDocument/diagnostic", {{"textDocument", 5}})});
+  EXPECT_EQ(s.messages.at(1)["error"]["code"], -32602);
+  EXPECT_EQ(s.messages.at(2)["error"]["code"], -32602);
+}
+
+TEST(Server, RequestsAfterShutdownAreInvalid) {
+  const Session s =
+      run({kInitialize, request(2, "shutdown"), request(3, "textDocument/diagnostic")});
+  EXPECT_EQ(s.messages.at(2)["error"]["code"], -32600);
+}
+
+TEST(UriToPath, DecodesPercentEscapes) {
+  EXPECT_EQ(uri_to_path("file:///tmp/a%20b.argus"), "/tmp/a b.argus");
+  EXPECT_EQ(uri_to_path("untitled:1"), "untitled:1");
+}
+
+} // namespace
+} // namespace argus::server
