@@ -98,9 +98,26 @@ ProcessResult run_process(const std::string &program, const std::vector<std::str
   if (pipe(err_fds) != 0)
     return result;
 
+  // Standard input comes from an unlinked temporary file, so writing it can never
+  // block on a child that is busy writing its own output.
+  int stdin_fd = -1;
+  if (options.stdin_text) {
+    char path[] = "/tmp/argus_test_stdin_XXXXXX";
+    stdin_fd = mkstemp(path);
+    if (stdin_fd < 0)
+      return result;
+    unlink(path);
+    const std::string &text = *options.stdin_text;
+    if (write(stdin_fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+        lseek(stdin_fd, 0, SEEK_SET) != 0) {
+      close(stdin_fd);
+      return result;
+    }
+  }
+
   const pid_t pid = fork();
   if (pid == 0) {
-    const int null_fd = open("/dev/null", O_RDONLY);
+    const int null_fd = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
     dup2(null_fd, STDIN_FILENO);
     dup2(out_write, STDOUT_FILENO);
     dup2(err_fds[1], STDERR_FILENO);
@@ -114,6 +131,8 @@ ProcessResult run_process(const std::string &program, const std::vector<std::str
     execve(program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
+  if (stdin_fd >= 0)
+    close(stdin_fd);
   close(out_write);
   close(err_fds[1]);
 

@@ -17,6 +17,8 @@ struct ProcessOptions {
   std::string working_directory;
   // Gives the child a pseudo-terminal as stdout (to test `--color=auto`).
   bool stdout_is_terminal = false;
+  // What the child reads on stdin; nullopt: /dev/null.
+  std::optional<std::string> stdin_text;
   // The child is killed (and the result marked timed_out) after this long.
   std::chrono::milliseconds timeout = std::chrono::seconds(120);
 };
@@ -32,9 +34,9 @@ struct ProcessResult {
 // Whether this machine can give a child a pseudo-terminal (some containers cannot).
 bool pseudo_terminals_available();
 
-// Runs `program` with `args` (stdin is /dev/null). Sanitizer runtimes in the
-// child are told to exit with codes 86 (ASan/LSan) and 87 (UBSan), so a
-// memory error can never pass for Argus's own exit status 1.
+// Runs `program` with `args` (stdin is `options.stdin_text`, else /dev/null). Sanitizer runtimes in
+// the child are told to exit with codes 86 (ASan/LSan) and 87 (UBSan), so a memory error can never
+// pass for Argus's own exit status 1.
 ProcessResult run_process(const std::string &program, const std::vector<std::string> &args,
                           const ProcessOptions &options = {});
 

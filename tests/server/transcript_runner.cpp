@@ -15,11 +15,8 @@
 // come in between. Partial match: every key of an expected object must be
 // present and match recursively; arrays match element-wise and by length;
 // scalars by equality.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -92,83 +89,13 @@ bool parse_frames(const std::string &out, std::vector<json> &messages) {
   return true;
 }
 
-struct Outcome {
-  int exit_code = -1;
-  bool timed_out = false;
-  std::string out;
-  std::string err;
-};
-
-Outcome run(const std::string &binary, const std::vector<std::string> &args,
-            const std::string &input) {
-  Outcome outcome;
-  char input_path[] = "/tmp/argus_lsp_transcript_XXXXXX";
-  const int input_fd = mkstemp(input_path);
-  if (input_fd < 0)
-    return outcome;
-  if (write(input_fd, input.data(), input.size()) != static_cast<ssize_t>(input.size()))
-    return outcome;
-  lseek(input_fd, 0, SEEK_SET);
-  unlink(input_path);
-  int out_fds[2];
-  int err_fds[2];
-  if (pipe(out_fds) != 0 || pipe(err_fds) != 0)
-    return outcome;
-  std::vector<char *> argv = {const_cast<char *>(binary.c_str())};
-  for (const std::string &arg : args)
-    argv.push_back(const_cast<char *>(arg.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(input_fd, STDIN_FILENO);
-    dup2(out_fds[1], STDOUT_FILENO);
-    dup2(err_fds[1], STDERR_FILENO);
-    close(out_fds[0]);
-    close(err_fds[0]);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
-  }
-  close(input_fd);
-  close(out_fds[1]);
-  close(err_fds[1]);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  pollfd fds[2] = {{out_fds[0], POLLIN, 0}, {err_fds[0], POLLIN, 0}};
-  std::string *sinks[2] = {&outcome.out, &outcome.err};
-  int open_streams = 2;
-  while (open_streams > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      kill(pid, SIGKILL);
-      outcome.timed_out = true;
-      break;
-    }
-    if (poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR)
-      break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0)
-        continue;
-      char buffer[65536];
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        sinks[i]->append(buffer, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_streams;
-      }
-    }
-  }
-  for (const pollfd &fd : fds) {
-    if (fd.fd >= 0)
-      close(fd.fd);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status))
-    outcome.exit_code = WEXITSTATUS(status);
-  return outcome;
+// The server runs as a real subprocess: the transcript is its stdin.
+argus::testing::ProcessResult run(const std::string &binary, const std::vector<std::string> &args,
+                                  const std::string &input) {
+  argus::testing::ProcessOptions options;
+  options.stdin_text = input;
+  options.timeout = std::chrono::seconds(30);
+  return argus::testing::run_process(binary, args, options);
 }
 
 } // namespace
@@ -215,7 +142,7 @@ int main(int argc, char **argv) {
     }
   }
 
-  const Outcome outcome = run(argv[1], args, input);
+  const argus::testing::ProcessResult outcome = run(argv[1], args, input);
   bool ok = true;
   if (outcome.timed_out) {
     std::cerr << "FAIL: the server did not finish within 30 s\n";
