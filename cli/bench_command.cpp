@@ -1,6 +1,8 @@
 // `argus bench [options] FILE [-- RUNNER-ARGS...]`
 #include "argus/cli/bench_command.h"
 
+#include "argus/cli/compile_command.h"
+
 #include "argus/cli/options.h"
 
 #include <nlohmann/json.hpp>
@@ -430,19 +432,17 @@ std::variant<std::string, int> compile_artifact(const BenchOptions &options, Env
                                 std::strerror(errno));
     dir = temp_dir = buf.data();
   }
-  const std::string self = self_path();
-  if (self.empty())
-    return report_failure(env, options, "compile", "cannot find the argus binary to compile with");
-  const std::string command = bench::shell_quote(self) + " compile " +
-                              bench::shell_quote(options.file) + " --target " +
-                              bench::shell_quote(options.target) + " -o " + bench::shell_quote(dir);
-  const bench::ShellResult r = bench::run_shell(command, std::chrono::minutes(10));
-  if (r.timed_out)
-    return report_failure(env, options, "compile", "argus compile did not finish within 600 s");
-  if (r.exit_code != 0) {
+  // The compile command itself, in process: same checks, same artifact.
+  std::ostringstream compile_out;
+  std::ostringstream compile_err;
+  Environment compile_env{compile_out, compile_err};
+  const std::vector<std::string> compile_args = {options.file, "--target", options.target, "-o",
+                                                 dir};
+  const int exit_code = run_compile(compile_args, compile_env);
+  if (exit_code != 0) {
     return report_failure(env, options, "compile",
-                          "argus compile failed (exit status " + std::to_string(r.exit_code) + ")",
-                          tail(r.err + r.out, 8000));
+                          "argus compile failed (exit status " + std::to_string(exit_code) + ")",
+                          tail(compile_err.str() + compile_out.str(), 8000));
   }
   return dir;
 }

@@ -288,6 +288,42 @@ ExprRef Lowerer::launch_coordinate(const std::string &name, int dim) {
   return linear_thread() / warp;
 }
 
+ExprRef Lowerer::int_binary(BinaryOp op, ExprRef a, ExprRef b) {
+  switch (op) {
+  case BinaryOp::Add:
+    return a + b;
+  case BinaryOp::Sub:
+    return a - b;
+  case BinaryOp::Mul:
+    return a * b;
+  case BinaryOp::FloorDiv:
+    if (b.is_constant() && b.constant() == 0)
+      break;
+    return ctx_.floor_div(a, b);
+  case BinaryOp::Mod:
+    if (b.is_constant() && b.constant() == 0)
+      break;
+    return ctx_.mod(a, b);
+  case BinaryOp::BitAnd:
+    return ctx_.bit_and(a, b);
+  case BinaryOp::BitOr:
+    return ctx_.bit_or(a, b);
+  case BinaryOp::BitXor:
+    return ctx_.bit_xor(a, b);
+  case BinaryOp::Shl:
+    if (b.is_constant() && b.constant() >= 0 && b.constant() <= 62)
+      return a * (int64_t{1} << b.constant());
+    return ctx_.shl(a, b);
+  case BinaryOp::Shr:
+    if (b.is_constant() && b.constant() >= 0 && b.constant() <= 62)
+      return ctx_.floor_div(a, ctx_.constant(int64_t{1} << b.constant()));
+    return ctx_.shr(a, b);
+  default:
+    break;
+  }
+  return ExprRef();
+}
+
 ExprRef Lowerer::iexpr(const Expr &e) {
   const Type *t = type_of(e);
   if (is_int_like_type(t)) {
@@ -329,40 +365,9 @@ ExprRef Lowerer::iexpr(const Expr &e) {
     if (!is_signed_int_type(t) || !is_signed_int_type(type_of(*e.operands[0])) ||
         !is_signed_int_type(type_of(*e.operands[1])))
       break;
-    const ExprRef a = iexpr(*e.operands[0]);
-    const ExprRef b = iexpr(*e.operands[1]);
-    switch (e.binary_op) {
-    case BinaryOp::Add:
-      return a + b;
-    case BinaryOp::Sub:
-      return a - b;
-    case BinaryOp::Mul:
-      return a * b;
-    case BinaryOp::FloorDiv:
-      if (b.is_constant() && b.constant() == 0)
-        break;
-      return ctx_.floor_div(a, b);
-    case BinaryOp::Mod:
-      if (b.is_constant() && b.constant() == 0)
-        break;
-      return ctx_.mod(a, b);
-    case BinaryOp::BitAnd:
-      return ctx_.bit_and(a, b);
-    case BinaryOp::BitOr:
-      return ctx_.bit_or(a, b);
-    case BinaryOp::BitXor:
-      return ctx_.bit_xor(a, b);
-    case BinaryOp::Shl:
-      if (b.is_constant() && b.constant() >= 0 && b.constant() <= 62)
-        return a * (int64_t{1} << b.constant());
-      return ctx_.shl(a, b);
-    case BinaryOp::Shr:
-      if (b.is_constant() && b.constant() >= 0 && b.constant() <= 62)
-        return ctx_.floor_div(a, ctx_.constant(int64_t{1} << b.constant()));
-      return ctx_.shr(a, b);
-    default:
-      break;
-    }
+    if (const ExprRef r = int_binary(e.binary_op, iexpr(*e.operands[0]), iexpr(*e.operands[1]));
+        !r.is_null())
+      return r;
     break;
   }
   case ExprKind::Call: {

@@ -113,6 +113,9 @@ public:
   std::string math(const std::string &name, const std::vector<std::string> &args,
                    sema::ScalarKind kind);
   layout::ExprRef iexpr(const ast::Expr &e);
+  // `a op b` on signed integers as a symbolic expression (shared by binary
+  // expressions and augmented assignments); null where it cannot be built.
+  layout::ExprRef int_binary(ast::BinaryOp op, layout::ExprRef a, layout::ExprRef b);
   layout::ExprRef opaque(const std::string &text, layout::Interval range = layout::Interval::all());
   std::string cpp(layout::ExprRef e) const;
   layout::ExprRef launch_coordinate(const std::string &name, int dim);

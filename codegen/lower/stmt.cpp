@@ -415,43 +415,7 @@ void Lowerer::stmt(const Stmt &s) {
       lhs = element_ref(*v);
     }
     if (is_signed_int(k)) {
-      const ExprRef a = iexpr(target);
-      const ExprRef b = iexpr(*s.value);
-      ExprRef r;
-      switch (s.aug_op) {
-      case BinaryOp::Add:
-        r = a + b;
-        break;
-      case BinaryOp::Sub:
-        r = a - b;
-        break;
-      case BinaryOp::Mul:
-        r = a * b;
-        break;
-      case BinaryOp::FloorDiv:
-        r = ctx_.floor_div(a, b);
-        break;
-      case BinaryOp::Mod:
-        r = ctx_.mod(a, b);
-        break;
-      case BinaryOp::BitAnd:
-        r = ctx_.bit_and(a, b);
-        break;
-      case BinaryOp::BitOr:
-        r = ctx_.bit_or(a, b);
-        break;
-      case BinaryOp::BitXor:
-        r = ctx_.bit_xor(a, b);
-        break;
-      case BinaryOp::Shl:
-        r = ctx_.shl(a, b);
-        break;
-      case BinaryOp::Shr:
-        r = ctx_.shr(a, b);
-        break;
-      default:
-        break;
-      }
+      const ExprRef r = int_binary(s.aug_op, iexpr(target), iexpr(*s.value));
       if (r.is_null()) {
         error(s.range, "this augmented assignment cannot be lowered");
         return;
