@@ -1,5 +1,7 @@
 #include "argus/dsl/frontend.h"
 
+#include "argus/dsl/checker.h"
+
 #include "argus/dsl/codes.h"
 
 #include <algorithm>
@@ -67,6 +69,10 @@ CheckedFile check_source(std::string path, std::string text, const FrontendOptio
     }
   }
   result.diagnostics = sink.take();
+  if (options.invariants && result.sema && !result.has_errors())
+    for (Diagnostic &d :
+         check::to_diagnostics(check::check_kernels(result, options.checker, options.cache)))
+      result.diagnostics.push_back(std::move(d));
   sort_diagnostics(result.diagnostics);
   return result;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "argus/dsl/ast.h"
+#include "argus/dsl/checker_options.h"
 #include "argus/dsl/diagnostic.h"
 #include "argus/dsl/lower.h"
 #include "argus/dsl/sema.h"
@@ -23,6 +24,11 @@ struct FrontendOptions {
   size_t max_file_bytes = 4u << 20;
   LowerOptions lower;
   sema::SemaOptions sema;
+  // Run the data-flow invariant checker (dsl/check) on files without
+  // front-end errors; its violations join the diagnostics (E08xx/W08xx).
+  bool invariants = true;
+  check::CheckerOptions checker;
+  check::CheckCache *cache = nullptr; // per-kernel results to reuse; may be null
 };
 
 // Everything the front end knows about one file. Diagnostics are sorted.

@@ -1,0 +1,432 @@
+// Builtins on the SIMT machine: launch coordinates, integer helpers, tensors
+// and views, barriers, shuffles and async groups.
+#include "machine.h"
+
+#include <algorithm>
+
+namespace argus::check::detail {
+
+using ast::Expr;
+using ast::ExprKind;
+
+namespace {
+
+const Expr *arg_of(const Expr &call, size_t index, std::string_view keyword) {
+  if (const ast::Keyword *k = call.keyword(keyword))
+    return k->value.get();
+  if (index < call.arg_count())
+    return &call.arg(index);
+  return nullptr;
+}
+
+} // namespace
+
+Value Machine::call(const Expr &e, const Mask &m) {
+  if (e.operands.empty())
+    return Value{};
+  const Expr &callee = e.callee();
+  if (callee.kind == ExprKind::Attribute && callee.name == "tile") {
+    Value base = eval(*callee.operands[0], m);
+    if (base.kind != ValueKind::View || e.arg_count() != 1)
+      return Value{};
+    View v = *base.view;
+    v.tile = const_tuple(e.arg(0), m);
+    if (v.tile.size() != v.shape.size())
+      return Value{};
+    base.view = std::make_shared<View>(std::move(v));
+    return base;
+  }
+  const std::string name = callee.dotted_name();
+  if (name.rfind("nvvm.", 0) == 0 || name.rfind("amdgpu.", 0) == 0)
+    return intrinsic(name, e, m);
+  if (const sema::FunctionInfo *fn = sema_.function_info(name);
+      fn && fn->role == sema::FunctionRole::Device)
+    return call_device(*fn, e, m);
+  if (auto kind = sema::scalar_from_name(name)) {
+    if (e.arg_count() < 1)
+      return Value{};
+    Value v = data(e.arg(0), m);
+    if (v.kind != ValueKind::Data)
+      return v;
+    if (v.is_float && !sema::is_float(*kind))
+      std::fill(v.ints.begin(), v.ints.end(), 0);
+    v.dtype = *kind;
+    v.is_float = sema::is_float(*kind);
+    return v;
+  }
+  return builtin(name, e, m);
+}
+
+Value Machine::launch_coordinate(const std::string &name, const Expr &call, const Mask &m) {
+  int64_t d = 0;
+  if (const Expr *dim = arg_of(call, 0, "dim"))
+    d = std::clamp<int64_t>(const_tuple(*dim, m).at(0), 0, 2);
+  Value v = uniform_int(0);
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    int64_t x = 0;
+    if (name == "thread_id")
+      x = thread_coord(lane)[static_cast<size_t>(d)];
+    else if (name == "block_id")
+      x = block_[static_cast<size_t>(d)];
+    else if (name == "block_dim")
+      x = block_dim_[static_cast<size_t>(d)];
+    else if (name == "grid_dim")
+      x = grid_dim_[static_cast<size_t>(d)];
+    else if (name == "lane_id")
+      x = lane % warp_size_;
+    else if (name == "warp_id")
+      x = lane / warp_size_;
+    v.ints[static_cast<size_t>(lane)] = x;
+  }
+  return v;
+}
+
+Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask &m) {
+  const Expr *shape_e = arg_of(call, 0, "shape");
+  const Expr *dtype_e = arg_of(call, name == "full" ? 2 : 1, "dtype");
+  if (!shape_e || !dtype_e)
+    return Value{};
+  Value dt = eval(*dtype_e, m);
+  if (dt.kind != ValueKind::Dtype)
+    return Value{};
+  Buffer b;
+  b.name = "tensor";
+  if (current_stmt_ && current_stmt_->kind == ast::StmtKind::Assign &&
+      !current_stmt_->targets.empty() && current_stmt_->targets[0]->kind == ExprKind::Name)
+    b.name = current_stmt_->targets[0]->name;
+  b.space = name == "make_shared" ? MemorySpace::Shared : MemorySpace::Local;
+  b.dtype = dt.dtype;
+  b.shape = const_tuple(*shape_e, m);
+  std::vector<int64_t> strides(b.shape.size(), 1);
+  for (size_t i = b.shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * b.shape[i];
+  if (name == "make_shared")
+    if (const Expr *layout_e = arg_of(call, 2, "layout")) {
+      Value l = eval(*layout_e, m);
+      if (l.kind == ValueKind::Layout) {
+        if (l.layout.strides.size() == b.shape.size())
+          strides = l.layout.strides;
+        b.swizzle = l.layout.swizzle;
+      }
+    }
+  b.strides = strides;
+  int64_t cosize = 1;
+  for (size_t i = 0; i < b.shape.size(); ++i)
+    cosize += (b.shape[i] - 1) * strides[i];
+  b.cells = std::max<int64_t>(cosize, 1);
+  if (b.swizzle) {
+    // A swizzle permutes byte addresses inside aligned blocks: round up so
+    // every permuted address stays inside the buffer.
+    const int64_t span = int64_t{1} << (b.swizzle->bits + b.swizzle->base + b.swizzle->shift);
+    const int64_t eb = dtype_bytes(b.dtype);
+    b.cells = ((b.cells * eb + span - 1) / span) * span / eb;
+  }
+  const int index = new_buffer(std::move(b));
+  Buffer &buf = buffers_[static_cast<size_t>(index)];
+  if (name == "full") {
+    Value fill = uniform_int(0);
+    if (const Expr *v = arg_of(call, 1, "value"))
+      fill = data(*v, m);
+    for (int64_t lane = 0; lane < lanes_; ++lane)
+      for (int64_t i = 0; i < buf.cells; ++i) {
+        Cell &c = cell(buf, lane, i);
+        c.initialized = true;
+        c.value = fill.kind == ValueKind::Data ? fill.at(static_cast<size_t>(lane)) : 0;
+        if (const Tag *t = fill.kind == ValueKind::Data ? fill.tag_at(static_cast<size_t>(lane))
+                                                        : nullptr)
+          c.tag = *t;
+        c.write_site = site_of(call.range);
+        c.tag.origin = c.write_site;
+      }
+  }
+  View v;
+  v.buffer = index;
+  v.dtype = buf.dtype;
+  v.shape = buf.shape;
+  v.strides = buf.strides;
+  v.offset.assign(static_cast<size_t>(lanes_), 0);
+  Value out;
+  out.kind = ValueKind::View;
+  out.dtype = buf.dtype;
+  out.view = std::make_shared<View>(std::move(v));
+  return out;
+}
+
+Value Machine::make_view(const Expr &call, const Mask &m) {
+  const std::string name = call.callee().dotted_name();
+  const Expr *src = arg_of(call, 0, "t");
+  if (!src)
+    return Value{};
+  Value base = eval(*src, m);
+  if (base.kind != ValueKind::View)
+    return Value{};
+  View v = *base.view;
+  if (name == "view") {
+    const Expr *spec = arg_of(call, 1, "as");
+    if (!spec || spec->kind != ExprKind::Call || spec->arg_count() < 2)
+      return Value{};
+    v.shape = const_tuple(spec->arg(0), m);
+    Value dt = eval(spec->arg(spec->arg_count() - 1), m);
+    if (dt.kind == ValueKind::Dtype)
+      v.dtype = dt.dtype;
+    v.strides.assign(v.shape.size(), 1);
+    for (size_t i = v.shape.size(); i-- > 1;)
+      v.strides[i - 1] = v.strides[i] * v.shape[i];
+    if (spec->arg_count() >= 3)
+      v.strides = const_tuple(spec->arg(1), m);
+    v.coords.clear();
+  } else { // subview(t, offsets, sizes[, strides])
+    const Expr *offsets = arg_of(call, 1, "offsets");
+    const Expr *sizes = arg_of(call, 2, "sizes");
+    const Expr *steps = arg_of(call, 3, "strides");
+    if (!offsets || !sizes)
+      return Value{};
+    std::vector<const Expr *> offs;
+    if (offsets->kind == ExprKind::Tuple)
+      for (const auto &o : offsets->operands)
+        offs.push_back(o.get());
+    else
+      offs.push_back(offsets);
+    const int64_t eb = dtype_bytes(v.dtype);
+    for (size_t d = 0; d < offs.size() && d < v.strides.size(); ++d) {
+      Value o = data(*offs[d], m);
+      if (o.kind != ValueKind::Data)
+        continue;
+      for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
+        v.offset[lane] += o.at(lane) * v.strides[d] * eb;
+    }
+    v.shape = const_tuple(*sizes, m);
+    if (steps) {
+      auto st = const_tuple(*steps, m);
+      for (size_t d = 0; d < st.size() && d < v.strides.size(); ++d)
+        v.strides[d] *= st[d];
+    }
+    v.strides.resize(v.shape.size(), 1);
+  }
+  base.view = std::make_shared<View>(std::move(v));
+  base.dtype = base.view->dtype;
+  return base;
+}
+
+Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m) {
+  if (call.arg_count() < 2)
+    return Value{};
+  Value x = data(call.arg(0), m);
+  Value sel = data(call.arg(1), m);
+  if (x.kind != ValueKind::Data || sel.kind != ValueKind::Data)
+    return x;
+  Value out = x;
+  const size_t n = static_cast<size_t>(x.elems);
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)])
+      continue;
+    const int64_t base = lane - lane % warp_size_;
+    const int64_t l = lane % warp_size_;
+    const int64_t s = sel.at(static_cast<size_t>(lane));
+    int64_t src = l;
+    if (name == "shuffle")
+      src = floor_mod(s, warp_size_);
+    else if (name == "shuffle_xor")
+      src = (l ^ s) % warp_size_;
+    else if (name == "shuffle_up")
+      src = l - s >= 0 ? l - s : l;
+    else if (name == "shuffle_down")
+      src = l + s < warp_size_ ? l + s : l;
+    const size_t from = static_cast<size_t>(std::min(base + src, lanes_ - 1));
+    for (size_t e = 0; e < n; ++e) {
+      out.ints[static_cast<size_t>(lane) * n + e] = x.ints[from * n + e];
+      if (!x.tags.empty())
+        out.tags[static_cast<size_t>(lane) * n + e] = x.tags[from * n + e];
+    }
+  }
+  return out;
+}
+
+void Machine::syncthreads(const Expr &call, const Mask &m) {
+  int64_t inside = -1, outside = -1;
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (m[static_cast<size_t>(lane)] && inside < 0)
+      inside = lane;
+    if (!m[static_cast<size_t>(lane)] && outside < 0)
+      outside = lane;
+  }
+  if (outside >= 0 && inside >= 0 && should_report("barrier-divergence", call.range)) {
+    Where w;
+    w.lane = inside;
+    w.range = call.range;
+    Violation &v = report("barrier-divergence", "syncthreads", w,
+                          "syncthreads() is reached by " + thread_text(inside) + " but not by " +
+                              thread_text(outside) +
+                              ": the condition or loop around it depends on the thread");
+    v.data["missing_thread"] = thread_json(outside);
+  }
+  ++epoch_;
+}
+
+void Machine::async_commit(const Mask &m) {
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+    if (!m[lane])
+      continue;
+    committed_[lane].push_back(std::move(open_group_[lane]));
+    open_group_[lane].clear();
+  }
+}
+
+void Machine::async_wait(int64_t keep, const Mask &m, const Range &at) {
+  (void)at;
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+    if (!m[lane])
+      continue;
+    auto &groups = committed_[lane];
+    while (static_cast<int64_t>(groups.size()) > keep) {
+      for (const PendingWrite &w : groups.front()) {
+        Buffer &b = buffers_[static_cast<size_t>(w.buffer)];
+        Cell &c = cell(b, static_cast<int64_t>(lane), w.cell);
+        if (c.pending_lane != static_cast<int32_t>(lane))
+          continue; // overwritten meanwhile (reported as a race there)
+        const Site &site = sites_[static_cast<size_t>(w.site)];
+        const ast::Stmt *saved = current_stmt_;
+        current_stmt_ = site.stmt;
+        write_cell(w.buffer, static_cast<int64_t>(lane), w.cell, site.range, &w.tag, w.value,
+                   true);
+        current_stmt_ = saved;
+      }
+      groups.pop_front();
+    }
+  }
+}
+
+Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m) {
+  if (name == "thread_id" || name == "block_id" || name == "block_dim" || name == "grid_dim" ||
+      name == "lane_id" || name == "warp_id")
+    return launch_coordinate(name, call, m);
+  if (name == "cdiv" || name == "min" || name == "max") {
+    if (call.arg_count() < 2)
+      return Value{};
+    Value a = data(call.arg(0), m), b = data(call.arg(1), m);
+    if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
+      return Value{};
+    Value out = binary(ast::BinaryOp::Add, a, b, m, call.range); // tags and shape
+    if (!out.is_float)
+      for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+        const int64_t x = a.at(lane), y = b.at(lane);
+        out.ints[lane] = name == "cdiv" ? (y == 0 ? 0 : floor_div(x + y - 1, y))
+                         : name == "min" ? std::min(x, y)
+                                         : std::max(x, y);
+      }
+    return out;
+  }
+  if (name == "abs") {
+    Value a = call.arg_count() ? data(call.arg(0), m) : Value{};
+    for (int64_t &x : a.ints)
+      x = x < 0 ? -x : x;
+    return a;
+  }
+  if (name == "convert" || name == "bitcast") {
+    if (call.arg_count() < 2)
+      return Value{};
+    Value v = data(call.arg(0), m);
+    Value dt = eval(call.arg(1), m);
+    if (v.kind == ValueKind::Data && dt.kind == ValueKind::Dtype) {
+      if (name == "convert" && v.is_float && !sema::is_float(dt.dtype))
+        std::fill(v.ints.begin(), v.ints.end(), 0);
+      v.dtype = dt.dtype;
+      v.is_float = sema::is_float(dt.dtype);
+    }
+    return v;
+  }
+  if (name == "exp" || name == "exp2" || name == "log" || name == "log2" || name == "sqrt" ||
+      name == "rsqrt" || name == "tanh") {
+    Value v = call.arg_count() ? data(call.arg(0), m) : Value{};
+    if (v.kind == ValueKind::Data)
+      v.is_float = true;
+    return v;
+  }
+  if (name == "fma") {
+    if (call.arg_count() < 3)
+      return Value{};
+    Value a = data(call.arg(0), m), b = data(call.arg(1), m), c = data(call.arg(2), m);
+    return binary(ast::BinaryOp::Add, binary(ast::BinaryOp::Mul, a, b, m, call.range), c, m,
+                  call.range);
+  }
+  if (name == "make_shared" || name == "make_local" || name == "full")
+    return new_tensor(name, call, m);
+  if (name == "view" || name == "subview")
+    return make_view(call, m);
+  if (name == "make_layout") {
+    Value v;
+    v.kind = ValueKind::Layout;
+    if (const Expr *s = arg_of(call, 0, "shape"))
+      v.layout.shape = const_tuple(*s, m);
+    if (const Expr *s = arg_of(call, 1, "stride"))
+      v.layout.strides = const_tuple(*s, m);
+    return v;
+  }
+  if (name == "Swizzle") {
+    Value v;
+    v.kind = ValueKind::Layout;
+    if (call.arg_count() >= 3) {
+      const int bits = static_cast<int>(const_tuple(call.arg(0), m).at(0));
+      const int base = static_cast<int>(const_tuple(call.arg(1), m).at(0));
+      const int shift = static_cast<int>(const_tuple(call.arg(2), m).at(0));
+      if (auto sw = layout::make_swizzle(bits, base, shift); sw.ok() && bits > 0)
+        v.layout.swizzle = *sw;
+    }
+    return v;
+  }
+  if (name == "compose") {
+    Value v;
+    v.kind = ValueKind::Layout;
+    for (size_t i = 0; i < call.arg_count(); ++i) {
+      Value part = eval(call.arg(i), m);
+      if (part.kind != ValueKind::Layout)
+        continue;
+      if (part.layout.swizzle)
+        v.layout.swizzle = part.layout.swizzle;
+      if (!part.layout.strides.empty()) {
+        v.layout.shape = part.layout.shape;
+        v.layout.strides = part.layout.strides;
+      }
+    }
+    return v;
+  }
+  if (name == "syncthreads") {
+    syncthreads(call, m);
+    return Value{};
+  }
+  if (name == "shuffle" || name == "shuffle_xor" || name == "shuffle_up" ||
+      name == "shuffle_down")
+    return shuffle(name, call, m);
+  if (name == "async_commit") {
+    async_commit(m);
+    return Value{};
+  }
+  if (name == "async_wait") {
+    const Expr *n = arg_of(call, 0, "n");
+    async_wait(n ? const_tuple(*n, m).at(0) : 0, m, call.range);
+    return Value{};
+  }
+  if (name == "tag") {
+    tag_tensor(call, m);
+    return Value{};
+  }
+  if (name == "assert_tag") {
+    assert_tag(call, m);
+    return Value{};
+  }
+  if (name == "assert_tag_eq") {
+    assert_tag_eq(call, m);
+    return Value{};
+  }
+  if (name == "reset_tags") {
+    reset_tags(call, m);
+    return Value{};
+  }
+  if (name == "assert_covered") {
+    assert_covered(call, m);
+    return Value{};
+  }
+  return Value{}; // assume(...) and others without an effect on data
+}
+
+} // namespace argus::check::detail

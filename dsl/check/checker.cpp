@@ -1,0 +1,235 @@
+// The checker's driver: instances, executions, symbolic proofs, fixes,
+// caching per kernel, and the conversion of violations to diagnostics.
+#include "argus/dsl/checker.h"
+
+#include "argus/dsl/codes.h"
+#include "fixes.h"
+#include "instances.h"
+#include "machine.h"
+#include "symbolic.h"
+
+#include <functional>
+#include <set>
+
+namespace argus::check {
+
+namespace {
+
+uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string text_of(const SourceFile &source, const Range &r) {
+  const size_t a = source.offset(r.begin), b = source.offset(r.end);
+  return source.text().substr(a, b > a ? b - a : 0);
+}
+
+// The kernel's text, every @device function and every module constant: what
+// its result can depend on. Editing another kernel leaves the key unchanged.
+uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                    const CheckerOptions &options) {
+  uint64_t h = fnv1a(text_of(*file.source, kernel.function->range));
+  for (const auto &decorator : kernel.function->decorators)
+    h = fnv1a(text_of(*file.source, decorator.range), h);
+  for (const auto &fn : file.sema->functions)
+    if (fn.role == sema::FunctionRole::Device)
+      h = fnv1a(text_of(*file.source, fn.function->range), h);
+  for (const auto &c : file.module.constants)
+    h = fnv1a(text_of(*file.source, c.range), h);
+  h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
+                std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +
+                std::to_string(options.lints) + "/" + std::to_string(options.max_global_cells),
+            h);
+  for (const auto &inst : options.forced_instances)
+    for (const auto &[k, v] : inst)
+      h = fnv1a(k + "=" + std::to_string(v), h);
+  return h;
+}
+
+} // namespace
+
+std::optional<KernelReport> CheckCache::find(uint64_t key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = reports_.find(key);
+  if (it == reports_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void CheckCache::store(uint64_t key, const KernelReport &report) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reports_[key] = report;
+}
+
+size_t CheckCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reports_.size();
+}
+
+namespace detail {
+
+// Executes `kernel` at every instance; violations deduplicated by (kind, place).
+KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                     const CheckerOptions &options) {
+  KernelReport report;
+  report.kernel = kernel.function->name;
+  std::vector<std::map<std::string, int64_t>> instances = options.forced_instances;
+  if (instances.empty()) {
+    InstanceChoice choice = choose_instances(file, kernel, options.query_timeout_ms);
+    for (const ast::Expr *a : choice.untranslated) {
+      Violation v;
+      v.kind = "unproven";
+      v.check = "assume";
+      v.range = a->range;
+      v.warning = true;
+      v.message = "this assumption is outside what the checker can reason about (integer "
+                  "arithmetic, comparisons, and/or/not); sizes were chosen without it";
+      v.data = {{"kind", "unproven"}, {"check", "assume"}, {"kernel", report.kernel},
+                {"fixes", nlohmann::json::array()}};
+      report.violations.push_back(std::move(v));
+    }
+    if (choice.unsatisfiable) {
+      Violation v;
+      v.kind = "unproven";
+      v.check = "assume";
+      v.range = kernel.function->name_range;
+      v.warning = true;
+      v.message = "no sizes satisfy the assumptions of kernel '" + report.kernel +
+                  "' (or Z3 found none within " + std::to_string(options.query_timeout_ms) +
+                  " ms): nothing was checked";
+      v.data = {{"kind", "unproven"}, {"check", "assume"}, {"kernel", report.kernel},
+                {"fixes", nlohmann::json::array()}};
+      report.violations.push_back(std::move(v));
+    }
+    instances = choice.instances;
+  }
+  std::set<std::pair<std::string, std::pair<uint32_t, uint32_t>>> seen;
+  for (const auto &sizes : instances) {
+    Machine machine(file, kernel, options);
+    machine.run(sizes);
+    report.instances.push_back(sizes);
+    report.blocks_run += machine.blocks_run();
+    for (const auto &b : machine.bounded_loops())
+      if (std::find(report.bounded_loops.begin(), report.bounded_loops.end(), b) ==
+          report.bounded_loops.end())
+        report.bounded_loops.push_back(b);
+    for (Violation &v : machine.take_violations()) {
+      const auto key =
+          std::make_pair(v.kind, std::make_pair(v.range.begin.line, v.range.begin.column));
+      if (seen.insert(key).second)
+        report.violations.push_back(std::move(v));
+    }
+  }
+  return report;
+}
+
+} // namespace detail
+
+std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOptions &options,
+                                        CheckCache *cache) {
+  std::vector<KernelReport> reports;
+  if (!file.sema || file.has_errors())
+    return reports;
+  for (const sema::FunctionInfo &kernel : file.sema->functions) {
+    if (kernel.role != sema::FunctionRole::Kernel || !kernel.function)
+      continue;
+    const uint64_t key = kernel_key(file, kernel, options);
+    if (cache)
+      if (auto hit = cache->find(key)) {
+        hit->from_cache = true;
+        reports.push_back(std::move(*hit));
+        continue;
+      }
+    KernelReport report = detail::execute(file, kernel, options);
+    if (options.symbolic)
+      detail::prove_symbolically(file, kernel, options, report);
+    detail::attach_fixes(file, kernel, options, report);
+    if (cache)
+      cache->store(key, report);
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+std::string_view code_of_kind(const std::string &kind) {
+  static const std::map<std::string, std::string_view> codes = {
+      {"tag-mismatch", codes::kTagMismatch},
+      {"race", codes::kDataRace},
+      {"out-of-bounds", codes::kOutOfBounds},
+      {"uninitialized-read", codes::kUninitializedRead},
+      {"barrier-divergence", codes::kBarrierDivergence},
+      {"async-read-before-wait", codes::kAsyncReadBeforeWait},
+      {"not-covered", codes::kNotCovered},
+      {"covered-twice", codes::kCoveredTwice},
+      {"unproven", codes::kUnproven},
+      {"bank-conflict", codes::kBankConflict},
+      {"uncoalesced", codes::kUncoalesced},
+      {"unvectorized", codes::kUnvectorized},
+      {"fragment-reload", codes::kFragmentReload},
+  };
+  auto it = codes.find(kind);
+  return it == codes.end() ? codes::kUnproven : it->second;
+}
+
+std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports) {
+  std::vector<Diagnostic> out;
+  for (const KernelReport &r : reports)
+    for (const Violation &v : r.violations) {
+      Diagnostic d;
+      d.severity = v.warning ? Severity::Warning : Severity::Error;
+      d.code = std::string(code_of_kind(v.kind));
+      d.range = v.range;
+      d.message = v.message;
+      d.data = v.data;
+      d.related = v.related;
+      out.push_back(std::move(d));
+    }
+  return out;
+}
+
+bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data) {
+  if (!file.sema || !data.is_object() || !data.contains("kind"))
+    return false;
+  const sema::FunctionInfo *info = file.sema->function_info(kernel);
+  if (!info || info->role != sema::FunctionRole::Kernel)
+    return false;
+  std::map<std::string, int64_t> sizes;
+  if (data.contains("sizes") && data["sizes"].is_object())
+    for (auto it = data["sizes"].begin(); it != data["sizes"].end(); ++it)
+      if (it.value().is_number_integer())
+        sizes[it.key()] = it.value().get<int64_t>();
+  CheckerOptions options;
+  options.symbolic = false;
+  options.lints = true;
+  std::optional<std::array<int64_t, 3>> block;
+  const bool whole_grid = !data.contains("thread") || data["thread"].is_null();
+  if (!whole_grid) {
+    const auto &b = data["thread"]["block"];
+    block = std::array<int64_t, 3>{b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()};
+  }
+  detail::Machine machine(file, *info, options);
+  machine.run(sizes, block);
+  const std::string kind = data["kind"].get<std::string>();
+  for (const Violation &v : machine.take_violations()) {
+    if (v.kind != kind)
+      continue;
+    if (data.contains("program_point")) {
+      const auto &p = data["program_point"];
+      if (v.range.begin.line != p["line"].get<uint32_t>() ||
+          v.range.begin.column != p["character"].get<uint32_t>())
+        continue;
+    }
+    if (whole_grid)
+      return true;
+    // The same thread: the interpreter finds the first failing thread in the same order.
+    if (v.data.contains("thread") && v.data["thread"] == data["thread"])
+      return true;
+  }
+  return false;
+}
+
+} // namespace argus::check

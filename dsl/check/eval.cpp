@@ -1,0 +1,380 @@
+// Expressions on the SIMT machine: integer values per thread (Python floor
+// semantics), tags joined through arithmetic, views and bounds-checked indexing.
+#include "machine.h"
+
+#include <cmath>
+
+namespace argus::check::detail {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+using ast::Expr;
+using ast::ExprKind;
+
+namespace {
+
+int64_t int_op(BinaryOp op, int64_t a, int64_t b) {
+  switch (op) {
+  case BinaryOp::Add:
+    return a + b;
+  case BinaryOp::Sub:
+    return a - b;
+  case BinaryOp::Mul:
+    return a * b;
+  case BinaryOp::Div:
+  case BinaryOp::FloorDiv:
+    return floor_div(a, b);
+  case BinaryOp::Mod:
+    return floor_mod(a, b);
+  case BinaryOp::Pow: {
+    int64_t r = 1;
+    for (int64_t i = 0; i < b && i < 63; ++i)
+      r *= a;
+    return r;
+  }
+  case BinaryOp::Shl:
+    return b >= 0 && b < 63 ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : 0;
+  case BinaryOp::Shr:
+    return b >= 0 && b < 63 ? a >> b : 0;
+  case BinaryOp::BitAnd:
+    return a & b;
+  case BinaryOp::BitOr:
+    return a | b;
+  case BinaryOp::BitXor:
+    return a ^ b;
+  }
+  return 0;
+}
+
+bool compare_op(CompareOp op, int64_t a, int64_t b) {
+  switch (op) {
+  case CompareOp::Lt:
+    return a < b;
+  case CompareOp::Le:
+    return a <= b;
+  case CompareOp::Gt:
+    return a > b;
+  case CompareOp::Ge:
+    return a >= b;
+  case CompareOp::Eq:
+    return a == b;
+  case CompareOp::Ne:
+    return a != b;
+  }
+  return false;
+}
+
+} // namespace
+
+std::string Machine::tensor_name(const Expr &e) const {
+  const Expr *x = &e;
+  while (true) {
+    if (x->kind == ExprKind::Subscript) {
+      x = x->operands[0].get();
+    } else if (x->kind == ExprKind::Call && x->arg_count() >= 1 &&
+               (x->callee().dotted_name() == "view" || x->callee().dotted_name() == "subview")) {
+      x = &x->arg(0);
+    } else if (x->kind == ExprKind::Call && x->callee().kind == ExprKind::Attribute &&
+               x->callee().name == "tile") {
+      x = x->callee().operands[0].get();
+    } else {
+      break;
+    }
+  }
+  return x->kind == ExprKind::Name ? x->name : std::string();
+}
+
+Mask Machine::truth(const Value &v, const Mask &m) const {
+  Mask out(m.size(), 0);
+  if (v.kind != ValueKind::Data)
+    return out;
+  for (size_t i = 0; i < m.size(); ++i)
+    out[i] = m[i] && (v.is_float || v.at(i) != 0);
+  return out;
+}
+
+void Machine::assign_lanes(Value &dst, const Value &src, const Mask &m) const {
+  if (dst.kind != ValueKind::Data || src.kind != ValueKind::Data || dst.elems != src.elems) {
+    dst = src;
+    return;
+  }
+  dst.is_float = src.is_float;
+  dst.dtype = src.dtype;
+  if (!src.tags.empty() && dst.tags.empty())
+    dst.tags.assign(dst.ints.size(), Tag{});
+  const size_t n = static_cast<size_t>(src.elems);
+  for (size_t lane = 0; lane < m.size(); ++lane) {
+    if (!m[lane])
+      continue;
+    for (size_t e = 0; e < n; ++e) {
+      dst.ints[lane * n + e] = src.ints[lane * n + e];
+      if (!dst.tags.empty())
+        dst.tags[lane * n + e] = src.tags.empty() ? Tag{} : src.tags[lane * n + e];
+    }
+  }
+}
+
+Value Machine::to_data(const Value &v, const Mask &m, const Range &at) {
+  if (v.kind == ValueKind::View)
+    return read_view(*v.view, m, at);
+  return v;
+}
+
+Value Machine::data(const Expr &e, const Mask &m) { return to_data(eval(e, m), m, e.range); }
+
+std::vector<int64_t> Machine::const_tuple(const Expr &e, const Mask &m) {
+  std::vector<int64_t> out;
+  auto one = [&](const Expr &x) {
+    if (auto c = sema_.constant_of(x)) {
+      out.push_back(*c);
+      return;
+    }
+    Value v = data(x, m);
+    out.push_back(v.kind == ValueKind::Data && !v.ints.empty() ? v.ints[0] : 0);
+  };
+  if (e.kind == ExprKind::Tuple) {
+    for (const auto &x : e.operands)
+      one(*x);
+  } else {
+    one(e);
+  }
+  return out;
+}
+
+Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m,
+                      const Range &at) {
+  (void)at;
+  if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
+    return Value{};
+  const int elems = std::max(a.elems, b.elems);
+  const bool is_float = a.is_float || b.is_float || op == BinaryOp::Div;
+  Value out = make_data(a.elems >= b.elems ? a.dtype : b.dtype, elems, is_float);
+  const bool tagged = !a.tags.empty() || !b.tags.empty();
+  if (tagged)
+    out.tags.assign(out.ints.size(), Tag{});
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+    if (!m[lane])
+      continue;
+    for (int e = 0; e < elems; ++e) {
+      const int ea = a.elems == elems ? e : 0, eb = b.elems == elems ? e : 0;
+      const size_t o = lane * static_cast<size_t>(elems) + static_cast<size_t>(e);
+      if (!is_float)
+        out.ints[o] = int_op(op, a.at(lane, ea), b.at(lane, eb));
+      if (tagged) {
+        const Tag *ta = a.tag_at(lane, ea), *tb = b.tag_at(lane, eb);
+        out.tags[o] = ta && tb ? join(*ta, *tb) : ta ? *ta : *tb;
+      }
+    }
+  }
+  return out;
+}
+
+Value Machine::compare(CompareOp op, const Value &a, const Value &b) {
+  Value out = make_data(ScalarKind::Bool, 1, false);
+  if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
+    return out;
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
+    // No numeric values are tracked for floats: a float comparison counts as true.
+    out.ints[lane] = (a.is_float || b.is_float) ? 1 : compare_op(op, a.at(lane), b.at(lane));
+  return out;
+}
+
+Value Machine::subscript(const Expr &e, const Mask &m) {
+  Value base = eval(*e.operands[0], m);
+  if (base.kind != ValueKind::View)
+    return Value{};
+  View v = *base.view;
+  const size_t n = e.operands.size() - 1;
+  std::vector<Value> idx;
+  for (size_t i = 1; i < e.operands.size(); ++i)
+    idx.push_back(data(*e.operands[i], m));
+  const int64_t eb = dtype_bytes(v.dtype);
+  if (v.bad.empty())
+    v.bad.assign(static_cast<size_t>(lanes_), 0);
+  const bool tiled = !v.tile.empty();
+  for (size_t d = 0; d < n && d < v.shape.size(); ++d) {
+    const int64_t extent = tiled ? (v.shape[d] + v.tile[d] - 1) / v.tile[d] : v.shape[d];
+    const int64_t step = (tiled ? v.tile[d] : 1) * v.strides[d] * eb;
+    std::vector<int64_t> coords(static_cast<size_t>(lanes_), 0);
+    for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+      if (!m[lane] || idx[d].kind != ValueKind::Data)
+        continue;
+      const int64_t x = idx[d].at(lane);
+      coords[lane] = x;
+      if (x < 0 || x >= extent) {
+        if (!v.bad[lane] && should_report("out-of-bounds", e.range)) {
+          Where w;
+          w.lane = static_cast<int64_t>(lane);
+          w.range = e.range;
+          w.tensor = tensor_name(e);
+          for (const auto &c : v.coords)
+            w.coord.push_back(c[lane]);
+          for (size_t k = d; k < n; ++k)
+            w.coord.push_back(idx[k].kind == ValueKind::Data ? idx[k].at(lane) : 0);
+          const std::string what = tiled ? "tile index " : "index ";
+          Violation &viol = report(
+              "out-of-bounds", "bounds", w,
+              what + std::to_string(x) + " is out of bounds for dimension " +
+                  std::to_string(v.coords.size()) + " of " +
+                  (w.tensor.empty() ? std::string("the tensor") : w.tensor) + " (size " +
+                  std::to_string(extent) + ")");
+          viol.data["dimension"] = v.coords.size();
+          viol.data["extent"] = extent;
+          viol.data["index"] = x;
+        }
+        v.bad[lane] = 1;
+      }
+      v.offset[lane] += x * step;
+    }
+    v.coords.push_back(std::move(coords));
+  }
+  if (tiled) {
+    v.shape = v.tile;
+    v.tile.clear();
+  } else {
+    const size_t k = std::min(n, v.shape.size());
+    v.shape.erase(v.shape.begin(), v.shape.begin() + static_cast<long>(k));
+    v.strides.erase(v.strides.begin(), v.strides.begin() + static_cast<long>(k));
+  }
+  Value out;
+  out.kind = ValueKind::View;
+  out.dtype = v.dtype;
+  out.view = std::make_shared<View>(std::move(v));
+  return out;
+}
+
+Value Machine::eval(const Expr &e, const Mask &m) {
+  if (e.kind != ExprKind::Float && e.kind != ExprKind::String)
+    if (auto c = sema_.constant_of(e)) {
+      const sema::Type *t = sema_.type_of(e);
+      return uniform_int(*c, t && t->kind == sema::TypeKind::Scalar ? t->scalar : ScalarKind::I32);
+    }
+  switch (e.kind) {
+  case ExprKind::Int:
+    return uniform_int(e.int_value);
+  case ExprKind::Bool:
+    return uniform_int(e.int_value, ScalarKind::Bool);
+  case ExprKind::Float:
+    return make_data(ScalarKind::F32, 1, true);
+  case ExprKind::String: {
+    Value v;
+    v.kind = ValueKind::String;
+    v.text = e.name;
+    return v;
+  }
+  case ExprKind::Name: {
+    if (!lambda_env_.empty())
+      if (auto it = lambda_env_.find(e.name); it != lambda_env_.end())
+        return it->second;
+    const Symbol *s = symbol_of(e);
+    if (s) {
+      if (auto it = env_.find(s); it != env_.end())
+        return it->second;
+      if (s->value)
+        return uniform_int(*s->value);
+    }
+    if (e.name == "inf")
+      return make_data(ScalarKind::F32, 1, true);
+    if (auto k = sema::scalar_from_name(e.name)) {
+      Value v;
+      v.kind = ValueKind::Dtype;
+      v.dtype = *k;
+      return v;
+    }
+    return Value{};
+  }
+  case ExprKind::Call:
+    return call(e, m);
+  case ExprKind::Subscript:
+    return subscript(e, m);
+  case ExprKind::Tuple: {
+    Value v;
+    v.kind = ValueKind::Tuple;
+    for (const auto &x : e.operands)
+      v.items.push_back(eval(*x, m));
+    return v;
+  }
+  case ExprKind::Dict:
+  case ExprKind::Lambda: {
+    Value v;
+    v.kind = ValueKind::Expr;
+    v.expr = &e;
+    return v;
+  }
+  case ExprKind::Unary: {
+    Value x = data(*e.operands[0], m);
+    if (x.kind != ValueKind::Data)
+      return x;
+    if (e.unary_op == ast::UnaryOp::Not) {
+      Value out = make_data(ScalarKind::Bool, 1, false);
+      for (size_t i = 0; i < out.ints.size(); ++i)
+        out.ints[i] = x.is_float ? 0 : x.ints[i * static_cast<size_t>(x.elems)] == 0;
+      return out;
+    }
+    for (int64_t &v : x.ints)
+      v = e.unary_op == ast::UnaryOp::Neg ? -v : e.unary_op == ast::UnaryOp::Invert ? ~v : v;
+    return x;
+  }
+  case ExprKind::Binary: {
+    Value a = data(*e.operands[0], m);
+    Value b = data(*e.operands[1], m);
+    return binary(e.binary_op, a, b, m, e.range);
+  }
+  case ExprKind::Compare: {
+    Value left = data(*e.operands[0], m);
+    Value result = make_data(ScalarKind::Bool, 1, false);
+    std::fill(result.ints.begin(), result.ints.end(), 1);
+    for (size_t i = 0; i < e.compare_ops.size() && i + 1 < e.operands.size(); ++i) {
+      Value right = data(*e.operands[i + 1], m);
+      Value c = compare(e.compare_ops[i], left, right);
+      for (size_t l = 0; l < result.ints.size(); ++l)
+        result.ints[l] = result.ints[l] && c.ints[l];
+      left = std::move(right);
+    }
+    return result;
+  }
+  case ExprKind::BoolOp: {
+    // Short-circuit per thread: the right operand runs only where it decides.
+    Value a = data(*e.operands[0], m);
+    Mask ta = truth(a, m);
+    Mask rest(m.size(), 0);
+    for (size_t i = 0; i < m.size(); ++i)
+      rest[i] = m[i] && (e.bool_op == ast::BoolOpKind::And ? ta[i] : !ta[i]);
+    Value out = make_data(ScalarKind::Bool, 1, false);
+    for (size_t i = 0; i < m.size(); ++i)
+      out.ints[i] = ta[i];
+    if (any(rest)) {
+      Value b = data(*e.operands[1], rest);
+      Mask tb = truth(b, rest);
+      for (size_t i = 0; i < m.size(); ++i)
+        if (rest[i])
+          out.ints[i] = tb[i];
+    }
+    return out;
+  }
+  case ExprKind::Conditional: {
+    Value c = data(*e.operands[0], m);
+    Mask yes = truth(c, m);
+    Mask no(m.size(), 0);
+    for (size_t i = 0; i < m.size(); ++i)
+      no[i] = m[i] && !yes[i];
+    Value out;
+    if (any(yes))
+      out = data(*e.operands[1], yes);
+    if (any(no)) {
+      Value b = data(*e.operands[2], no);
+      if (out.kind == ValueKind::None)
+        out = b;
+      else
+        assign_lanes(out, b, no);
+    }
+    return out;
+  }
+  case ExprKind::Attribute:
+  case ExprKind::Error:
+    return Value{};
+  }
+  return Value{};
+}
+
+} // namespace argus::check::detail

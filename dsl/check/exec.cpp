@@ -1,0 +1,254 @@
+// Statements on the SIMT machine: assignment, divergent if/else, loops with
+// per-thread bounds (cut at unroll_bound), inlined @device calls.
+#include "machine.h"
+
+namespace argus::check::detail {
+
+using ast::Expr;
+using ast::ExprKind;
+using ast::Stmt;
+using ast::StmtKind;
+
+namespace {
+
+Mask and_not(const Mask &a, const Mask &b) {
+  Mask out(a.size(), 0);
+  for (size_t i = 0; i < a.size(); ++i)
+    out[i] = a[i] && !b[i];
+  return out;
+}
+
+// `x = t[i]` copies when t[i] is one element or one vector access (≤ 16
+// bytes); a larger sub-tensor stays a view, as in the code generator.
+bool is_value_access(const View &v) {
+  return v.shape.empty() || v.elements() * dtype_bytes(v.dtype) <= 16;
+}
+
+} // namespace
+
+void Machine::exec_body(const std::vector<ast::StmtPtr> &body, Mask &m) {
+  for (const auto &s : body) {
+    if (!any(m))
+      return;
+    exec(*s, m);
+  }
+}
+
+void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask &m) {
+  if (target.kind == ExprKind::Tuple) {
+    for (size_t i = 0; i < target.operands.size(); ++i)
+      if (value.kind == ValueKind::Tuple && i < value.items.size())
+        assign(s, *target.operands[i], value.items[i], m);
+    return;
+  }
+  if (target.kind == ExprKind::Name) {
+    const Symbol *sym = symbol_of(target);
+    if (!sym)
+      return;
+    auto it = env_.find(sym);
+    if (it == env_.end()) {
+      env_[sym] = value;
+      return;
+    }
+    // Threads outside the mask keep their value (SIMT semantics).
+    assign_lanes(it->second, value, m);
+    return;
+  }
+  if (target.kind == ExprKind::Subscript) {
+    Value place = subscript(target, m);
+    if (place.kind != ValueKind::View)
+      return;
+    Value v = to_data(value, m, s.value ? s.value->range : s.range);
+    if (v.kind != ValueKind::Data)
+      return;
+    write_view(*place.view, v, m, target.range);
+  }
+}
+
+void Machine::exec(const Stmt &s, Mask &m) {
+  const ast::Stmt *saved = current_stmt_;
+  current_stmt_ = &s;
+  stmt_stack_.push_back(&s);
+  switch (s.kind) {
+  case StmtKind::Expr:
+    if (s.value)
+      eval(*s.value, m);
+    break;
+  case StmtKind::Assign:
+    if (s.value) {
+      Value v = eval(*s.value, m);
+      if (v.kind == ValueKind::View && s.targets.size() == 1 &&
+          s.targets[0]->kind == ExprKind::Subscript &&
+          buffers_[static_cast<size_t>(v.view->buffer)].space == MemorySpace::Shared)
+        if (const Symbol *dst = symbol_of(*s.targets[0]->operands[0]);
+            dst && env_.count(dst) && env_[dst].kind == ValueKind::View &&
+            buffers_[static_cast<size_t>(env_[dst].view->buffer)].space == MemorySpace::Local)
+          lint_reload(*v.view, m, s.value->range);
+      for (const auto &t : s.targets) {
+        // `x = t[i]` copies the element's value; a name bound to a view keeps the view
+        // only when the right side is a view expression (view(), subview, a tensor).
+        Value rhs = v;
+        if (v.kind == ValueKind::View && t->kind == ExprKind::Name &&
+            s.value->kind == ExprKind::Subscript && is_value_access(*v.view))
+          rhs = to_data(v, m, s.value->range);
+        assign(s, *t, rhs, m);
+      }
+    }
+    break;
+  case StmtKind::AnnAssign:
+    if (s.value && s.target) {
+      Value v = eval(*s.value, m);
+      if (v.kind == ValueKind::View && s.value->kind == ExprKind::Subscript &&
+          is_value_access(*v.view))
+        v = to_data(v, m, s.value->range);
+      assign(s, *s.target, v, m);
+    }
+    break;
+  case StmtKind::AugAssign:
+    if (s.value && s.target) {
+      Value old = data(*s.target, m);
+      Value rhs = data(*s.value, m);
+      Value v = binary(s.aug_op, old, rhs, m, s.range);
+      assign(s, *s.target, v, m);
+    }
+    break;
+  case StmtKind::If: {
+    Value c = data(*s.value, m);
+    Mask yes = truth(c, m);
+    Mask no = and_not(m, yes);
+    Mask yes_after = yes, no_after = no;
+    if (any(yes))
+      exec_body(s.body, yes_after);
+    if (any(no))
+      exec_body(s.orelse, no_after);
+    // Threads that returned inside a branch leave the enclosing mask.
+    for (size_t i = 0; i < m.size(); ++i)
+      if ((yes[i] && !yes_after[i]) || (no[i] && !no_after[i]))
+        m[i] = 0;
+    break;
+  }
+  case StmtKind::For:
+    for_loop(s, m);
+    break;
+  case StmtKind::While:
+    while_loop(s, m);
+    break;
+  case StmtKind::Return:
+    if (!return_slots_.empty() && s.value) {
+      Value v = data(*s.value, m);
+      Value &slot = *return_slots_.back();
+      if (slot.kind == ValueKind::None)
+        slot = v;
+      else
+        assign_lanes(slot, v, m);
+    }
+    std::fill(m.begin(), m.end(), 0);
+    break;
+  case StmtKind::Pass:
+  case StmtKind::Error:
+    break;
+  }
+  stmt_stack_.pop_back();
+  current_stmt_ = saved;
+}
+
+void Machine::for_loop(const Stmt &s, Mask &m) {
+  if (!s.value || s.value->kind != ExprKind::Call || !s.target)
+    return;
+  const Expr &range = *s.value;
+  std::vector<const Expr *> args;
+  for (size_t i = 0; i < range.arg_count(); ++i)
+    args.push_back(&range.arg(i));
+  if (args.empty())
+    return;
+  Value start = args.size() >= 2 ? data(*args[0], m) : uniform_int(0);
+  Value stop = data(*args[args.size() >= 2 ? 1 : 0], m);
+  Value step = args.size() >= 3 ? data(*args[2], m) : uniform_int(1);
+  if (start.kind != ValueKind::Data || stop.kind != ValueKind::Data ||
+      step.kind != ValueKind::Data)
+    return;
+  const Symbol *var = symbol_of(*s.target);
+  if (!var)
+    return;
+  Value current = start;
+  current.tags.clear();
+  loops_.push_back(LoopFrame{s.target->name, var, s.range, 0});
+  for (int64_t iteration = 0;; ++iteration) {
+    Mask active(m.size(), 0);
+    for (size_t i = 0; i < m.size(); ++i) {
+      if (!m[i])
+        continue;
+      const int64_t st = step.at(i);
+      active[i] = st > 0 ? current.at(i) < stop.at(i) : st < 0 ? current.at(i) > stop.at(i) : 0;
+    }
+    if (!any(active))
+      break;
+    if (iteration >= options_.unroll_bound) {
+      bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) + ": " +
+                               s.target->name + " (first " +
+                               std::to_string(options_.unroll_bound) + " iterations)");
+      break;
+    }
+    loops_.back().iteration = iteration;
+    env_[var] = current;
+    Mask body = active;
+    exec_body(s.body, body);
+    for (size_t i = 0; i < m.size(); ++i)
+      if (active[i] && !body[i])
+        m[i] = 0; // returned
+    for (size_t i = 0; i < m.size(); ++i)
+      current.ints[i] += step.at(i);
+  }
+  loops_.pop_back();
+}
+
+void Machine::while_loop(const Stmt &s, Mask &m) {
+  Mask active = m;
+  for (int64_t iteration = 0; any(active); ++iteration) {
+    if (iteration >= options_.unroll_bound) {
+      bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) +
+                               ": while (first " + std::to_string(options_.unroll_bound) +
+                               " iterations)");
+      break;
+    }
+    Value c = data(*s.value, active);
+    active = truth(c, active);
+    if (!any(active))
+      break;
+    Mask body = active;
+    exec_body(s.body, body);
+    for (size_t i = 0; i < m.size(); ++i)
+      if (active[i] && !body[i]) {
+        m[i] = 0;
+        active[i] = 0;
+      }
+  }
+}
+
+Value Machine::call_device(const sema::FunctionInfo &fn, const Expr &call, const Mask &m) {
+  const ast::Function &f = *fn.function;
+  std::vector<std::pair<const Symbol *, Value>> bound;
+  for (size_t i = 0; i < f.params.size() && i < fn.params.size(); ++i) {
+    const Expr *arg = i < call.arg_count() ? &call.arg(i) : call.keyword(f.params[i].name)
+                                                                 ? call.keyword(f.params[i].name)->value.get()
+                                                                 : nullptr;
+    if (!arg && f.params[i].default_value)
+      arg = f.params[i].default_value.get();
+    if (!arg || !fn.params[i])
+      continue;
+    Value v = eval(*arg, m);
+    if (v.kind == ValueKind::View && !fn.params[i]->type.is_tensor())
+      v = to_data(v, m, arg->range);
+    bound.emplace_back(fn.params[i], std::move(v));
+  }
+  for (auto &[sym, v] : bound)
+    env_[sym] = std::move(v);
+  Value result;
+  return_slots_.push_back(&result);
+  Mask body = m;
+  exec_body(f.body, body);
+  return_slots_.pop_back();
+  return result;
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,16 @@
+// Internal: mechanical fixes for violations, each verified by re-checking the
+// edited kernel before it is listed in a violation's data["fixes"].
+#pragma once
+
+#include "argus/dsl/checker.h"
+
+namespace argus::check::detail {
+
+// Adds data["fixes"] ids and data["edits"][id] to the violations that have a
+// verified mechanical fix: argus.fix.insert-barrier (race),
+// argus.fix.stage-index (tag mismatch between operands loaded from
+// differently indexed stages), argus.fix.pad-shared (bank conflict).
+void attach_fixes(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                  const CheckerOptions &options, KernelReport &report);
+
+} // namespace argus::check::detail

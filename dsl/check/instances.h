@@ -1,0 +1,21 @@
+// Internal: size instances chosen by Z3 from a kernel's assume(...) facts.
+#pragma once
+
+#include "argus/dsl/frontend.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace argus::check::detail {
+
+struct InstanceChoice {
+  std::vector<std::map<std::string, int64_t>> instances;
+  std::vector<const ast::Expr *> untranslated; // assume conditions Z3 could not take
+  bool unsatisfiable = false;                  // no sizes satisfy the assumptions
+};
+
+InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                unsigned timeout_ms);
+
+} // namespace argus::check::detail

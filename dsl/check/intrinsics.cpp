@@ -1,0 +1,302 @@
+// Hardware intrinsics on the SIMT machine: matrix instructions with their
+// operand contract (thread–value layouts from argus_layout), ldmatrix,
+// cp.async (pending until its wait), buffer loads.
+#include "machine.h"
+
+#include "argus/layout/tv_layouts.h"
+
+namespace argus::check::detail {
+
+using ast::Expr;
+
+namespace {
+
+// Element (row, col) of an operand matrix → (thread, value) that holds it.
+struct OperandMap {
+  int rows = 0, cols = 0, threads = 0, values = 0;
+  std::vector<int> thread, value; // [row + rows * col]
+  bool ok = false;
+};
+
+OperandMap operand_map(const std::string &instruction, const char *operand) {
+  OperandMap map;
+  const layout::TvLayout *tv = layout::find_tv_entry(instruction, operand);
+  if (!tv || layout::is_broadcast(*tv))
+    return map;
+  map.rows = tv->rows;
+  map.cols = tv->cols;
+  map.threads = tv->threads;
+  map.values = layout::values_per_thread(*tv);
+  map.thread.assign(static_cast<size_t>(map.rows * map.cols), -1);
+  map.value.assign(map.thread.size(), -1);
+  for (int v = 0; v < map.values; ++v)
+    for (int t = 0; t < map.threads; ++t) {
+      auto idx = tv->layout(static_cast<int64_t>(t) + static_cast<int64_t>(map.threads) * v);
+      if (!idx.ok() || *idx < 0 || *idx >= static_cast<int64_t>(map.thread.size()))
+        return map;
+      map.thread[static_cast<size_t>(*idx)] = t;
+      map.value[static_cast<size_t>(*idx)] = v;
+    }
+  map.ok = true;
+  return map;
+}
+
+const OperandMap &cached_map(const std::string &instruction, const char *operand) {
+  static thread_local std::map<std::string, OperandMap> cache;
+  const std::string key = instruction + "/" + operand;
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, operand_map(instruction, operand)).first;
+  return it->second;
+}
+
+} // namespace
+
+Value Machine::intrinsic(const std::string &name, const Expr &call, const Mask &m) {
+  const std::string op = name.substr(name.find('.') + 1);
+  if (op.rfind("mma_", 0) == 0 || op.rfind("mfma_", 0) == 0)
+    return matrix_multiply(name, call, m);
+  if (op.rfind("ldmatrix_", 0) == 0)
+    return ldmatrix(op, call, m);
+  if (op == "cp_async_4" || op == "cp_async_8" || op == "cp_async_16") {
+    cp_async(std::stoll(op.substr(9)), call, m);
+    return Value{};
+  }
+  if (op.rfind("raw_buffer_load_x", 0) == 0 || op == "ds_read_b128") {
+    if (call.arg_count() < 1)
+      return Value{};
+    Value v = data(call.arg(0), m);
+    if (op.rfind("raw_buffer_load_x", 0) != 0)
+      if (Value src = eval(call.arg(0), m); src.kind == ValueKind::View)
+        lint_reload(*src.view, m, call.range);
+    return v;
+  }
+  return Value{}; // s_waitcnt, sched_group_barrier, s_setprio: scheduling only
+}
+
+Value Machine::matrix_multiply(const std::string &name, const Expr &call, const Mask &m) {
+  if (call.arg_count() < 3)
+    return Value{};
+  const std::string inst = name.substr(name.find('.') + 1);
+  const OperandMap &ma = cached_map(inst, "A");
+  const OperandMap &mb = cached_map(inst, "B");
+  const OperandMap &mc = cached_map(inst, "C");
+  Value a = data(call.arg(0), m), b = data(call.arg(1), m), c = data(call.arg(2), m);
+  if (!ma.ok || !mb.ok || !mc.ok || a.kind != ValueKind::Data || b.kind != ValueKind::Data ||
+      c.kind != ValueKind::Data || a.elems != ma.values || b.elems != mb.values ||
+      c.elems != mc.values)
+    return c;
+  Value out = c;
+  out.is_float = true;
+  out.dtype = ScalarKind::F32;
+  if (out.tags.empty())
+    out.tags.assign(out.ints.size(), Tag{});
+  const int M = ma.rows, K = ma.cols, N = mb.rows;
+  const int W = ma.threads;
+  auto tag_of = [](const Value &v, int64_t lane, int e) {
+    const Tag *t = v.tag_at(static_cast<size_t>(lane), e);
+    return t ? *t : Tag{};
+  };
+  for (int64_t w0 = 0; w0 + W <= lanes_; w0 += W) {
+    bool any_active = false;
+    for (int l = 0; l < W; ++l)
+      any_active = any_active || m[static_cast<size_t>(w0 + l)];
+    if (!any_active)
+      continue;
+    std::vector<Tag> at(static_cast<size_t>(M * K)), bt(static_cast<size_t>(N * K));
+    for (int i = 0; i < M * K; ++i)
+      at[static_cast<size_t>(i)] = tag_of(a, w0 + ma.thread[static_cast<size_t>(i)],
+                                          ma.value[static_cast<size_t>(i)]);
+    for (int i = 0; i < N * K; ++i)
+      bt[static_cast<size_t>(i)] = tag_of(b, w0 + mb.thread[static_cast<size_t>(i)],
+                                          mb.value[static_cast<size_t>(i)]);
+    // Operands agree on every field they share, for every (row, column, k) pair.
+    bool reported = false;
+    for (int k = 0; k < K && !reported; ++k)
+      for (int i = 0; i < M && !reported; ++i)
+        for (int j = 0; j < N && !reported; ++j) {
+          const Tag &x = at[static_cast<size_t>(i + M * k)];
+          const Tag &y = bt[static_cast<size_t>(j + N * k)];
+          for (int f = 0; f < kMaxFields; ++f) {
+            const int64_t xf = x.field[static_cast<size_t>(f)], yf = y.field[static_cast<size_t>(f)];
+            if (xf == kAbsent || yf == kAbsent || (xf == yf && xf != kTop))
+              continue;
+            reported = true;
+            if (!should_report("tag-mismatch", call.range))
+              break;
+            const int64_t lane = w0 + ma.thread[static_cast<size_t>(i + M * k)];
+            Where where;
+            where.lane = lane;
+            where.range = call.range;
+            where.tensor = tensor_name(call.arg(0));
+            where.coord = {i, k};
+            where.origin = x.origin;
+            where.more_origins = {y.origin};
+            const std::string field = field_names_[static_cast<size_t>(f)];
+            Violation &v = report(
+                "tag-mismatch", "mma-operands", where,
+                "tag mismatch on field " + field + ": A operand " + tag_text(x) + " vs B operand " +
+                    tag_text(y) + " at (row " + std::to_string(i) + ", column " +
+                    std::to_string(j) + ", k " + std::to_string(k) + ") of " + inst);
+            v.data["expected"] = {{field, yf == kTop ? nlohmann::json("mixed")
+                                                     : nlohmann::json(yf)}};
+            v.data["actual"] = {{field, xf == kTop ? nlohmann::json("mixed") : nlohmann::json(xf)}};
+            v.data["operands"] = {{"A", tag_json(x)}, {"B", tag_json(y)}};
+            v.data["mma_element"] = {{"row", i}, {"column", j}, {"k", k}};
+            v.data["b_thread"] =
+                thread_json(w0 + mb.thread[static_cast<size_t>(j + N * k)]);
+            break;
+          }
+        }
+    // The accumulator gets A's fields of its row and B's of its column.
+    std::vector<Tag> row(static_cast<size_t>(M)), col(static_cast<size_t>(N));
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < K; ++k)
+        row[static_cast<size_t>(i)] =
+            k == 0 ? at[static_cast<size_t>(i)] : join(row[static_cast<size_t>(i)],
+                                                       at[static_cast<size_t>(i + M * k)]);
+    for (int j = 0; j < N; ++j)
+      for (int k = 0; k < K; ++k)
+        col[static_cast<size_t>(j)] =
+            k == 0 ? bt[static_cast<size_t>(j)] : join(col[static_cast<size_t>(j)],
+                                                       bt[static_cast<size_t>(j + N * k)]);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const size_t idx = static_cast<size_t>(i + M * j);
+        const int64_t lane = w0 + mc.thread[idx];
+        const size_t o = static_cast<size_t>(lane * mc.values + mc.value[idx]);
+        Tag t = join(out.tags[o], join(row[static_cast<size_t>(i)], col[static_cast<size_t>(j)]));
+        t.origin = site_of(call.range);
+        out.tags[o] = t;
+      }
+  }
+  return out;
+}
+
+Value Machine::ldmatrix(const std::string &op, const Expr &call, const Mask &m) {
+  if (call.arg_count() < 1)
+    return Value{};
+  Value src = eval(call.arg(0), m);
+  if (src.kind != ValueKind::View)
+    return Value{};
+  const View &v = *src.view;
+  const int count = op.find("x4") != std::string::npos   ? 4
+                    : op.find("x2") != std::string::npos ? 2
+                                                         : 1;
+  const bool trans = op.find("trans") != std::string::npos;
+  Value out = make_data(v.dtype, 2 * count, sema::is_float(v.dtype));
+  out.tags.assign(out.ints.size(), Tag{});
+  const int W = 32;
+  lint_reload(v, m, call.range);
+  current_site_ = site_of(call.range);
+  for (int64_t w0 = 0; w0 + W <= lanes_; w0 += W) {
+    bool any_active = false;
+    for (int l = 0; l < W; ++l)
+      any_active = any_active || m[static_cast<size_t>(w0 + l)];
+    if (!any_active)
+      continue;
+    // Each 8x8 matrix is one phase: 8 rows of 16 bytes from the lanes that hold its addresses.
+    for (int q = 0; q < count; ++q) {
+      std::vector<std::pair<int64_t, int64_t>> rows;
+      for (int r = 0; r < 8; ++r) {
+        const int64_t lane = w0 + 8 * q + r;
+        if (!v.bad.empty() && v.bad[static_cast<size_t>(lane)])
+          continue;
+        const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+        int64_t byte = element_byte_offset(v, lane, 0);
+        if (b.swizzle)
+          byte = (*b.swizzle)(byte);
+        rows.emplace_back(lane, byte);
+      }
+      if (options_.lints && buffers_[static_cast<size_t>(v.buffer)].space == MemorySpace::Shared)
+        lint_shared_rows(rows, 8, 16, call.range, v);
+    }
+    for (int l = 0; l < W; ++l) {
+      const int64_t lane = w0 + l;
+      if (!m[static_cast<size_t>(lane)])
+        continue;
+      for (int q = 0; q < count; ++q)
+        for (int h = 0; h < 2; ++h) {
+          const int64_t from = w0 + 8 * q + (trans ? 2 * (l % 4) + h : l / 4);
+          const int64_t element = trans ? l / 4 : 2 * (l % 4) + h;
+          Tag t;
+          int64_t value = 0;
+          if (read_element(v, from, element, call.range, t, value)) {
+            const size_t o = static_cast<size_t>(lane * 2 * count + 2 * q + h);
+            out.tags[o] = t;
+            out.ints[o] = value;
+          }
+        }
+    }
+  }
+  return out;
+}
+
+void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
+  if (call.arg_count() < 2)
+    return;
+  Value dst = eval(call.arg(0), m);
+  Value src = eval(call.arg(1), m);
+  if (dst.kind != ValueKind::View || src.kind != ValueKind::View)
+    return;
+  const View &d = *dst.view;
+  const View &s = *src.view;
+  const int64_t n = std::max<int64_t>(1, bytes / dtype_bytes(s.dtype));
+  if (buffers_[static_cast<size_t>(s.buffer)].space == MemorySpace::Global)
+    lint_global_access(s, m, call.range, false);
+  if (buffers_[static_cast<size_t>(d.buffer)].space == MemorySpace::Shared)
+    lint_shared_access(d, m, call.range, bytes);
+  const int32_t site = site_of(call.range);
+  current_site_ = site;
+  Buffer &b = buffers_[static_cast<size_t>(d.buffer)];
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)] || (!d.bad.empty() && d.bad[static_cast<size_t>(lane)]))
+      continue;
+    for (int64_t e = 0; e < n; ++e) {
+      Tag t;
+      int64_t value = 0;
+      if (!read_element(s, lane, e, call.range, t, value))
+        continue;
+      const int64_t byte = element_byte_offset(d, lane, e);
+      const int64_t idx = cell_index(b, byte);
+      if (idx < 0 || idx >= b.cells) {
+        if (should_report("out-of-bounds", call.range)) {
+          Where w;
+          w.lane = lane;
+          w.range = call.range;
+          w.tensor = b.name;
+          report("out-of-bounds", "bounds", w,
+                 "async copy into " + b.name + " at byte offset " + std::to_string(byte) +
+                     " is outside its " + std::to_string(b.cells * b.cell_bytes) + " bytes");
+        }
+        continue;
+      }
+      Cell &c = cell(b, lane, idx);
+      // Overwriting what another thread read in this barrier interval is a race now,
+      // whenever the copy lands.
+      if (c.reader_block == block_linear_ && c.read_epoch == epoch_ &&
+          (c.many_readers || c.reader != lane) && should_report("race", call.range)) {
+        Where w;
+        w.lane = lane;
+        w.range = call.range;
+        w.tensor = b.name;
+        w.coord = cell_coords(b, idx);
+        w.origin = c.read_site;
+        Violation &viol = report("race", "read-write", w,
+                                 "data race on " + b.name +
+                                     ": async copy into it while other threads read it in the "
+                                     "same barrier interval (no syncthreads() between)");
+        if (!viol.related.empty())
+          viol.related.back().message = "read here";
+        if (c.reader != lane)
+          viol.data["other_thread"] = thread_json(c.reader);
+      }
+      c.pending_lane = static_cast<int32_t>(lane);
+      c.pending_site = site;
+      t.origin = site;
+      open_group_[static_cast<size_t>(lane)].push_back(PendingWrite{d.buffer, idx, t, value, site});
+    }
+  }
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,215 @@
+// Performance lints (warnings): shared-memory bank conflicts per warp access,
+// uncoalesced and unvectorized global accesses, fragments re-loaded from
+// shared memory although nothing changed them.
+#include "machine.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace argus::check::detail {
+
+namespace {
+
+constexpr int64_t kBanks = 32;
+constexpr int64_t kBankBytes = 4;
+constexpr int64_t kSectorBytes = 32;
+
+struct Conflict {
+  int64_t degree = 1;
+  int64_t bank = 0;
+  std::vector<int64_t> lanes; // the lanes that hit `bank` with distinct words
+};
+
+// One phase of a shared-memory access: distinct 4-byte words per bank.
+Conflict phase_conflict(const std::vector<std::pair<int64_t, int64_t>> &accesses, int64_t bytes) {
+  std::map<int64_t, std::map<int64_t, int64_t>> words; // bank → word → first lane
+  for (const auto &[lane, addr] : accesses) {
+    const int64_t n = std::max<int64_t>(1, bytes / kBankBytes);
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t word = addr / kBankBytes + k;
+      words[word % kBanks].emplace(word, lane);
+    }
+  }
+  Conflict c;
+  for (const auto &[bank, ws] : words) {
+    if (static_cast<int64_t>(ws.size()) <= c.degree)
+      continue;
+    c.degree = static_cast<int64_t>(ws.size());
+    c.bank = bank;
+    c.lanes.clear();
+    for (const auto &[w, lane] : ws)
+      c.lanes.push_back(lane);
+  }
+  return c;
+}
+
+} // namespace
+
+void Machine::lint_shared_rows(const std::vector<std::pair<int64_t, int64_t>> &lane_addresses,
+                               int64_t lanes_per_phase, int64_t bytes, const Range &at,
+                               const View &v) {
+  // The bank model is NVIDIA's (32 banks of 4 bytes, 128-byte wavefronts);
+  // the CDNA3 LDS model is not implemented, so gfx942 kernels get no lint.
+  if (!options_.lints || lane_addresses.empty() || kernel_.target == sema::Target::Gfx942)
+    return;
+  Conflict worst;
+  for (size_t p = 0; p < lane_addresses.size(); p += static_cast<size_t>(lanes_per_phase)) {
+    std::vector<std::pair<int64_t, int64_t>> phase;
+    for (const auto &la : lane_addresses)
+      if (la.first % warp_size_ / lanes_per_phase ==
+          lane_addresses[p].first % warp_size_ / lanes_per_phase)
+        phase.push_back(la);
+    Conflict c = phase_conflict(phase, bytes);
+    if (c.degree > worst.degree)
+      worst = c;
+  }
+  if (worst.degree <= 1 || !should_report("bank-conflict", at))
+    return;
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  std::string lanes;
+  nlohmann::json lane_list = nlohmann::json::array();
+  for (int64_t l : worst.lanes) {
+    lanes += (lanes.empty() ? "" : ", ") + std::to_string(l % warp_size_);
+    lane_list.push_back(l % warp_size_);
+  }
+  Where w;
+  w.lane = worst.lanes.front();
+  w.range = at;
+  w.tensor = b.name;
+  Violation &viol = report("bank-conflict", "shared-banks", w,
+                           std::to_string(worst.degree) + "-way shared-memory bank conflict on " +
+                               b.name + ": lanes " + lanes + " of a warp hit bank " +
+                               std::to_string(worst.bank) + " with different words",
+                           true);
+  viol.data["degree"] = worst.degree;
+  viol.data["bank"] = worst.bank;
+  viol.data["lanes"] = lane_list;
+  // Padding the rows of a plain (unswizzled) row-major shared tile is mechanical.
+  if (!b.swizzle && b.shape.size() >= 2)
+    viol.data["fixes"].push_back("argus.fix.pad-shared");
+}
+
+void Machine::lint_shared_access(const View &v, const Mask &m, const Range &at,
+                                 int64_t bytes_per_lane) {
+  if (!options_.lints)
+    return;
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const int64_t lanes_per_phase = bytes_per_lane >= 16 ? 8 : bytes_per_lane == 8 ? 16 : 32;
+  for (int64_t w0 = 0; w0 < lanes_; w0 += warp_size_) {
+    std::vector<std::pair<int64_t, int64_t>> accesses;
+    for (int64_t l = w0; l < std::min(lanes_, w0 + warp_size_); ++l) {
+      if (!m[static_cast<size_t>(l)] || (!v.bad.empty() && v.bad[static_cast<size_t>(l)]))
+        continue;
+      int64_t byte = element_byte_offset(v, l, 0);
+      if (b.swizzle && byte >= 0)
+        byte = (*b.swizzle)(byte);
+      accesses.emplace_back(l, byte);
+    }
+    lint_shared_rows(accesses, lanes_per_phase, std::min<int64_t>(bytes_per_lane, 16), at, v);
+    if (reported_.count({"bank-conflict", (static_cast<uint64_t>(at.begin.line) << 32) |
+                                              at.begin.column}))
+      return;
+  }
+}
+
+void Machine::lint_global_access(const View &v, const Mask &m, const Range &at, bool write) {
+  if (!options_.lints)
+    return;
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const int64_t bytes = v.elements() * dtype_bytes(v.dtype);
+  // Unvectorized: thread 0 of block 0 walks contiguous addresses, a few bytes at a time,
+  // over consecutive executions of this access.
+  if (bytes < 16 && block_linear_ == 0 && m[0] && (v.bad.empty() || !v.bad[0])) {
+    Walk &walk = walks_[(static_cast<uint64_t>(at.begin.line) << 32) | at.begin.column];
+    const int64_t addr = element_byte_offset(v, 0, 0);
+    walk.run = addr == walk.last + bytes ? walk.run + 1 : 0;
+    walk.last = addr;
+    if (walk.run + 1 >= 16 / bytes && should_report("unvectorized", at)) {
+      Where w;
+      w.lane = 0;
+      w.range = at;
+      w.tensor = b.name;
+      Violation &viol =
+          report("unvectorized", "global-vector", w,
+                 std::string(write ? "store to " : "load from ") + b.name + " moves " +
+                     std::to_string(bytes) + " bytes per thread along contiguous addresses over " +
+                     "iterations; a 16-byte view would do " + std::to_string(16 / bytes) +
+                     " of them at once",
+                 true);
+      viol.data["bytes"] = bytes;
+    }
+  }
+  for (int64_t w0 = 0; w0 + warp_size_ <= lanes_; w0 += warp_size_) {
+    std::set<int64_t> sectors, addresses;
+    for (int64_t l = w0; l < w0 + warp_size_; ++l) {
+      if (!m[static_cast<size_t>(l)] || (!v.bad.empty() && v.bad[static_cast<size_t>(l)]))
+        continue;
+      const int64_t addr = element_byte_offset(v, l, 0);
+      addresses.insert(addr);
+      for (int64_t s = addr / kSectorBytes; s <= (addr + bytes - 1) / kSectorBytes; ++s)
+        sectors.insert(s);
+    }
+    if (addresses.empty())
+      continue;
+    const int64_t useful = static_cast<int64_t>(addresses.size()) * bytes;
+    const int64_t ideal = std::max<int64_t>(1, (useful + kSectorBytes - 1) / kSectorBytes);
+    const int64_t touched = static_cast<int64_t>(sectors.size());
+    if (touched <= 2 * ideal || touched <= 2)
+      continue;
+    if (!should_report("uncoalesced", at))
+      return;
+    Where w;
+    w.lane = w0;
+    w.range = at;
+    w.tensor = b.name;
+    Violation &viol =
+        report("uncoalesced", "global-coalescing", w,
+               std::string(write ? "store to " : "load from ") + b.name + " is uncoalesced: a warp " +
+                   "touches " + std::to_string(touched) + " 32-byte sectors for " +
+                   std::to_string(useful) + " bytes (" + std::to_string(ideal) + " would do)",
+               true);
+    viol.data["sectors"] = touched;
+    viol.data["ideal_sectors"] = ideal;
+    return;
+  }
+}
+
+void Machine::lint_reload(const View &src, const Mask &m, const Range &at) {
+  if (!options_.lints || loops_.empty())
+    return;
+  Buffer &b = buffers_[static_cast<size_t>(src.buffer)];
+  if (b.space != MemorySpace::Shared)
+    return;
+  const uint64_t site = (static_cast<uint64_t>(at.begin.line) << 32) | at.begin.column;
+  auto &seen = loads_[site];
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)] || (!src.bad.empty() && src.bad[static_cast<size_t>(lane)]))
+      continue;
+    const int64_t idx = cell_index(b, element_byte_offset(src, lane, 0));
+    if (idx < 0 || idx >= b.cells)
+      continue;
+    const uint32_t version = cell(b, lane, idx).version;
+    const uint64_t key = (static_cast<uint64_t>(lane) << 40) | static_cast<uint64_t>(idx);
+    auto [it, inserted] = seen.emplace(key, version);
+    if (inserted || it->second != version || version == 0) {
+      it->second = version;
+      continue;
+    }
+    if (!should_report("fragment-reload", at))
+      return;
+    Where w;
+    w.lane = lane;
+    w.range = at;
+    w.tensor = b.name;
+    w.coord = cell_coords(b, idx);
+    report("fragment-reload", "shared-reload", w,
+           "fragment re-loaded from " + b.name +
+               " although the shared data did not change since this thread last loaded it; "
+               "keep it in registers across the loop",
+           true);
+    return;
+  }
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,439 @@
+// The machine's state and its memory: cells, the write log, and the
+// race / uninitialized / async-before-wait checks every access goes through.
+#include "machine.h"
+
+#include <algorithm>
+
+namespace argus::check::detail {
+
+bool Tag::empty() const {
+  return std::all_of(field.begin(), field.end(), [](int64_t v) { return v == kAbsent; });
+}
+
+Tag join(const Tag &a, const Tag &b) {
+  Tag out;
+  for (int i = 0; i < kMaxFields; ++i) {
+    const int64_t x = a.field[static_cast<size_t>(i)], y = b.field[static_cast<size_t>(i)];
+    out.field[static_cast<size_t>(i)] = x == kAbsent ? y : y == kAbsent ? x : x == y ? x : kTop;
+  }
+  out.origin = a.origin >= 0 ? a.origin : b.origin;
+  return out;
+}
+
+std::string field_text(int64_t v) {
+  if (v == kAbsent)
+    return "absent";
+  if (v == kTop)
+    return "mixed";
+  return std::to_string(v);
+}
+
+int64_t dtype_bytes(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::I8:
+  case ScalarKind::U8:
+  case ScalarKind::FP8E4M3:
+  case ScalarKind::FP8E5M2:
+  case ScalarKind::Bool:
+    return 1;
+  case ScalarKind::I16:
+  case ScalarKind::U16:
+  case ScalarKind::F16:
+  case ScalarKind::BF16:
+    return 2;
+  case ScalarKind::I32:
+  case ScalarKind::U32:
+  case ScalarKind::F32:
+    return 4;
+  case ScalarKind::I64:
+  case ScalarKind::U64:
+  case ScalarKind::F64:
+    return 8;
+  }
+  return 4;
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+int64_t floor_mod(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  return a - floor_div(a, b) * b;
+}
+
+int64_t View::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                 const CheckerOptions &options)
+    : file_(file), sema_(*file.sema), kernel_(kernel), options_(options) {
+  warp_size_ = kernel.target == sema::Target::Gfx942 ? 64 : 32;
+}
+
+int Machine::field_id(const std::string &name) {
+  if (auto it = field_ids_.find(name); it != field_ids_.end())
+    return it->second;
+  if (field_names_.size() >= static_cast<size_t>(kMaxFields))
+    return -1;
+  const int id = static_cast<int>(field_names_.size());
+  field_ids_[name] = id;
+  field_names_.push_back(name);
+  return id;
+}
+
+int32_t Machine::site_of(const Range &range) {
+  const auto key = std::make_pair(range.begin.line, range.begin.column);
+  if (auto it = site_ids_.find(key); it != site_ids_.end())
+    return it->second;
+  const auto id = static_cast<int32_t>(sites_.size());
+  sites_.push_back(Site{range, current_stmt_});
+  site_ids_[key] = id;
+  return id;
+}
+
+const Symbol *Machine::symbol_of(const ast::Expr &name) const {
+  auto it = sema_.references.find(&name);
+  return it == sema_.references.end() ? nullptr : it->second;
+}
+
+Value Machine::make_data(ScalarKind dtype, int elems, bool is_float) const {
+  Value v;
+  v.kind = ValueKind::Data;
+  v.dtype = dtype;
+  v.is_float = is_float;
+  v.elems = elems;
+  v.ints.assign(static_cast<size_t>(lanes_ * elems), 0);
+  return v;
+}
+
+Value Machine::uniform_int(int64_t x, ScalarKind dtype) const {
+  Value v = make_data(dtype, 1, false);
+  std::fill(v.ints.begin(), v.ints.end(), x);
+  return v;
+}
+
+bool Machine::any(const Mask &m) const {
+  return std::any_of(m.begin(), m.end(), [](uint8_t b) { return b != 0; });
+}
+
+std::array<int64_t, 3> Machine::thread_coord(int64_t lane) const {
+  return {lane % block_dim_[0], (lane / block_dim_[0]) % block_dim_[1],
+          lane / (block_dim_[0] * block_dim_[1])};
+}
+
+int Machine::new_buffer(Buffer b) {
+  b.cell_bytes = dtype_bytes(b.dtype);
+  const int64_t copies = b.space == MemorySpace::Local ? lanes_ : 1;
+  b.data.assign(static_cast<size_t>(b.cells * copies), Cell{});
+  buffers_.push_back(std::move(b));
+  return static_cast<int>(buffers_.size() - 1);
+}
+
+Cell &Machine::cell(Buffer &b, int64_t lane, int64_t index) {
+  const int64_t base = b.space == MemorySpace::Local ? lane * b.cells : 0;
+  return b.data[static_cast<size_t>(base + index)];
+}
+
+int64_t Machine::cell_index(const Buffer &b, int64_t byte_offset) const {
+  int64_t physical = byte_offset;
+  if (b.swizzle && byte_offset >= 0)
+    physical = (*b.swizzle)(byte_offset);
+  // Cell sizes are powers of two: an arithmetic shift is floor division.
+  const int shift = b.cell_bytes == 1 ? 0 : b.cell_bytes == 2 ? 1 : b.cell_bytes == 4 ? 2 : 3;
+  return physical >> shift;
+}
+
+std::vector<int64_t> Machine::cell_coords(const Buffer &b, int64_t cell) const {
+  // Invert the declaration's layout: take dimensions by decreasing stride.
+  std::vector<size_t> order(b.shape.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return b.strides[x] > b.strides[y]; });
+  std::vector<int64_t> coord(b.shape.size(), 0);
+  int64_t rest = cell;
+  for (size_t i : order) {
+    if (b.strides[i] <= 0)
+      continue;
+    coord[i] = std::min(rest / b.strides[i], b.shape[i] - 1);
+    rest -= coord[i] * b.strides[i];
+  }
+  return coord;
+}
+
+int64_t Machine::element_byte_offset(const View &v, int64_t lane, int64_t element) const {
+  int64_t offset = v.offset[static_cast<size_t>(lane)];
+  const int64_t eb = dtype_bytes(v.dtype);
+  int64_t rest = element;
+  for (size_t i = v.shape.size(); i-- > 0;) {
+    const int64_t c = v.shape[i] > 0 ? rest % v.shape[i] : 0;
+    rest = v.shape[i] > 0 ? rest / v.shape[i] : 0;
+    offset += c * v.strides[i] * eb;
+  }
+  return offset;
+}
+
+bool Machine::read_element(const View &v, int64_t lane, int64_t element, const Range &at, Tag &tag,
+                           int64_t &value, int64_t *cell_out) {
+  if (!v.bad.empty() && v.bad[static_cast<size_t>(lane)])
+    return false;
+  Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const int64_t byte = element_byte_offset(v, lane, element);
+  const int64_t first = cell_index(b, byte);
+  const int64_t count = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
+  if (first < 0 || first + count > b.cells) {
+    if (should_report("out-of-bounds", at)) {
+      Where w;
+      w.lane = lane;
+      w.range = at;
+      w.tensor = b.name;
+      Violation &viol =
+          report("out-of-bounds", "bounds", w,
+                 "read of " + b.name + " at byte offset " + std::to_string(byte) +
+                     " is outside its " + std::to_string(b.cells * b.cell_bytes) + " bytes");
+      viol.data["byte_offset"] = byte;
+    }
+    return false;
+  }
+  tag = Tag{};
+  bool first_cell = true;
+  for (int64_t k = 0; k < count; ++k) {
+    Cell &c = cell(b, lane, first + k);
+    if (cell_out && k == 0)
+      *cell_out = first + k;
+    if (b.space != MemorySpace::Local) {
+      auto where = [&] {
+        Where w;
+        w.lane = lane;
+        w.range = at;
+        w.tensor = b.name;
+        w.coord = cell_coords(b, first + k);
+        return w;
+      };
+      if (c.pending_lane >= 0) {
+        if (should_report("async-read-before-wait", at)) {
+          Where w = where();
+          w.origin = c.pending_site;
+          Violation &viol = report("async-read-before-wait", "async", w,
+                                   "read of " + b.name + " before the async copy to it (by " +
+                                       thread_text(c.pending_lane) + ") was waited for");
+          viol.data["writer"] = thread_json(c.pending_lane);
+        }
+      } else if (b.space == MemorySpace::Shared && !c.initialized) {
+        if (should_report("uninitialized-read", at))
+          report("uninitialized-read", "initialized", where(),
+                 "read of " + b.name + " element never written in this block");
+      } else if (c.writer >= 0 &&
+                 (c.writer_block != block_linear_ ||
+                  (c.writer != lane && c.write_epoch == epoch_))) {
+        if (should_report("race", at)) {
+          Where w = where();
+          w.origin = c.write_site;
+          const bool other_block = c.writer_block != block_linear_;
+          Violation &viol = report(
+              "race", "read-write", w,
+              "data race on " + b.name + ": read here, written by " +
+                  (other_block ? std::string("another block") : thread_text(c.writer)) +
+                  " with no syncthreads() between");
+          if (!other_block)
+            viol.data["other_thread"] = thread_json(c.writer);
+        }
+      }
+      if (c.read_epoch == epoch_ && c.reader_block == block_linear_) {
+        if (c.reader != lane)
+          c.many_readers = true;
+      } else {
+        c.read_epoch = epoch_;
+        c.reader_block = static_cast<int32_t>(block_linear_);
+        c.reader = static_cast<int32_t>(lane);
+        c.many_readers = false;
+        c.read_site = current_site_;
+      }
+    } else if (!c.initialized) {
+      if (should_report("uninitialized-read", at)) {
+        Where w;
+        w.lane = lane;
+        w.range = at;
+        w.tensor = b.name;
+        w.coord = cell_coords(b, first + k);
+        report("uninitialized-read", "initialized", w,
+               "read of " + b.name + " element never written by this thread");
+      }
+    }
+    tag = first_cell ? c.tag : join(tag, c.tag);
+    if (first_cell)
+      value = c.value;
+    first_cell = false;
+  }
+  return true;
+}
+
+void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &at, const Tag *tag,
+                         int64_t value, bool async_landing) {
+  Buffer &b = buffers_[static_cast<size_t>(buffer)];
+  Cell &c = cell(b, lane, index);
+  if (b.space != MemorySpace::Local) {
+    auto where = [&] {
+      Where w;
+      w.lane = lane;
+      w.range = at;
+      w.tensor = b.name;
+      w.coord = cell_coords(b, index);
+      return w;
+    };
+    const bool coverage_reports = b.covered && b.space == MemorySpace::Global;
+    if (!async_landing && c.pending_lane >= 0 && c.pending_lane != lane) {
+      if (should_report("race", at)) {
+        Where w = where();
+        w.origin = c.pending_site;
+        Violation &viol = report("race", "write-async", w,
+                                 "data race on " + b.name + ": written here while an async copy by " +
+                                     thread_text(c.pending_lane) + " to it is in flight");
+        viol.data["other_thread"] = thread_json(c.pending_lane);
+      }
+    } else if (c.writer >= 0 && !coverage_reports &&
+               (c.writer_block != block_linear_ ||
+                (c.writer != lane && c.write_epoch == epoch_))) {
+      if (should_report("race", at)) {
+        Where w = where();
+        w.origin = c.write_site;
+        const bool other_block = c.writer_block != block_linear_;
+        Violation &viol = report(
+            "race", "write-write", w,
+            "data race on " + b.name + ": written here and by " +
+                (other_block ? std::string("another block") : thread_text(c.writer)) +
+                " with no syncthreads() between");
+        if (!other_block)
+          viol.data["other_thread"] = thread_json(c.writer);
+      }
+    } else if (c.reader_block == block_linear_ && c.read_epoch == epoch_ &&
+               (c.many_readers || c.reader != lane)) {
+      if (should_report("race", at)) {
+        Where w = where();
+        w.origin = c.read_site;
+        const int32_t other = c.reader != lane ? c.reader : -1;
+        Violation &viol = report(
+            "race", "read-write", w,
+            "data race on " + b.name + ": written here while " +
+                (other >= 0 ? thread_text(other) : std::string("other threads")) +
+                " read it in the same barrier interval (no syncthreads() between)");
+        if (other >= 0)
+          viol.data["other_thread"] = thread_json(other);
+        if (!viol.related.empty())
+          viol.related.back().message = "read here";
+      }
+    }
+  }
+  if (!b.declared.empty() && tag)
+    check_store_contract(b, index, *tag, lane, at, View{});
+  if (async_landing)
+    c.pending_lane = -1;
+  const int32_t site = site_of(at);
+  c.tag = tag ? *tag : Tag{};
+  c.tag.origin = site;
+  c.value = value;
+  c.initialized = true;
+  c.writer = static_cast<int32_t>(lane);
+  c.writer_block = static_cast<int32_t>(block_linear_);
+  c.write_epoch = epoch_;
+  c.write_site = site;
+  c.writes += 1;
+  c.version += 1;
+}
+
+void Machine::write_element(const View &v, int64_t lane, int64_t element, const Range &at,
+                            const Tag *tag, int64_t value) {
+  if (!v.bad.empty() && v.bad[static_cast<size_t>(lane)])
+    return;
+  Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const int64_t byte = element_byte_offset(v, lane, element);
+  const int64_t first = cell_index(b, byte);
+  const int64_t count = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
+  if (first < 0 || first + count > b.cells) {
+    if (should_report("out-of-bounds", at)) {
+      Where w;
+      w.lane = lane;
+      w.range = at;
+      w.tensor = b.name;
+      Violation &viol =
+          report("out-of-bounds", "bounds", w,
+                 "write of " + b.name + " at byte offset " + std::to_string(byte) +
+                     " is outside its " + std::to_string(b.cells * b.cell_bytes) + " bytes");
+      viol.data["byte_offset"] = byte;
+    }
+    return;
+  }
+  for (int64_t k = 0; k < count; ++k)
+    write_cell(v.buffer, lane, first + k, at, tag, value, false);
+}
+
+Value Machine::read_view(const View &v, const Mask &m, const Range &at) {
+  const int64_t n = v.elements();
+  const bool is_float = sema::is_float(v.dtype);
+  Value out = make_data(v.dtype, static_cast<int>(n), is_float);
+  out.tags.assign(out.ints.size(), Tag{});
+  current_site_ = site_of(at);
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  if (b.space == MemorySpace::Shared)
+    lint_shared_access(v, m, at, n * dtype_bytes(v.dtype));
+  else if (b.space == MemorySpace::Global)
+    lint_global_access(v, m, at, false);
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)])
+      continue;
+    for (int64_t e = 0; e < n; ++e) {
+      Tag t;
+      int64_t value = 0;
+      if (read_element(v, lane, e, at, t, value)) {
+        out.tags[static_cast<size_t>(lane * n + e)] = t;
+        out.ints[static_cast<size_t>(lane * n + e)] = value;
+      }
+    }
+  }
+  return out;
+}
+
+void Machine::write_view(const View &v, const Value &data, const Mask &m, const Range &at) {
+  const int64_t n = v.elements();
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  if (b.space == MemorySpace::Shared)
+    lint_shared_access(v, m, at, n * dtype_bytes(v.dtype));
+  else if (b.space == MemorySpace::Global)
+    lint_global_access(v, m, at, true);
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)])
+      continue;
+    for (int64_t e = 0; e < n; ++e) {
+      // A scalar stored into a vector place fills it (full-style broadcast).
+      const int src = data.elems == n ? static_cast<int>(e) : 0;
+      const Tag *t = data.tag_at(static_cast<size_t>(lane), src);
+      write_element(v, lane, e, at, t, data.at(static_cast<size_t>(lane), src));
+    }
+  }
+}
+
+void Machine::start_block() {
+  // Shared and local memory start empty in every block; global memory persists.
+  for (Buffer &b : buffers_) {
+    if (b.space == MemorySpace::Global)
+      continue;
+    std::fill(b.data.begin(), b.data.end(), Cell{});
+  }
+  open_group_.assign(static_cast<size_t>(lanes_), {});
+  committed_.assign(static_cast<size_t>(lanes_), {});
+  loads_.clear();
+  ++epoch_;
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,336 @@
+// Internal: the concrete SIMT machine the checker executes kernels on.
+//
+// All threads of one block run in lockstep over the AST, each value holding
+// one entry per thread ("lane" here means the thread's linear index in the
+// block, not its lane in the warp). Control flow narrows an active mask.
+// Memory is a write log per cell: who wrote it last, in which barrier epoch,
+// from which program point, with which tag, and whether an async copy to it
+// is still in flight. Files: machine.cpp (state, memory), eval.cpp
+// (expressions), exec.cpp (statements), builtins.cpp, intrinsics.cpp,
+// contracts.cpp (tag assertions, coverage), lints.cpp.
+#pragma once
+
+#include "argus/dsl/checker.h"
+#include "argus/dsl/sema.h"
+#include "argus/layout/layout.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace argus::check::detail {
+
+using sema::MemorySpace;
+using sema::ScalarKind;
+using sema::Symbol;
+
+// ---------------------------------------------------------------------------
+// Tags: a record of up to kMaxFields integer fields; a field is absent or
+// mixed (⊤) or has a value. Field names are interned per kernel.
+
+constexpr int kMaxFields = 8;
+constexpr int32_t kAbsent = INT32_MIN;
+constexpr int32_t kTop = INT32_MIN + 1;
+
+// A field value; values outside int32 (no tensor coordinate is) become ⊤.
+inline int32_t tag_value(int64_t v) {
+  return v > INT32_MIN + 1 && v <= INT32_MAX ? static_cast<int32_t>(v) : kTop;
+}
+
+struct Tag {
+  std::array<int32_t, kMaxFields> field;
+  int32_t origin = -1; // the site that wrote these bytes last (-1: the host)
+  Tag() { field.fill(kAbsent); }
+  bool empty() const;
+};
+
+// Field-wise join: absent is the identity, equal stays, different is ⊤.
+Tag join(const Tag &a, const Tag &b);
+std::string field_text(int64_t v); // "⊤" / "absent" / the number
+
+// ---------------------------------------------------------------------------
+// Values.
+
+using Mask = std::vector<uint8_t>;
+
+struct View {
+  int buffer = -1;
+  ScalarKind dtype = ScalarKind::F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides; // in elements of dtype
+  std::vector<int64_t> offset;  // per lane: bytes from the buffer start, before any swizzle
+  std::vector<int64_t> tile;    // t.tile(s) not yet indexed
+  std::vector<uint8_t> bad;     // per lane: an index was out of bounds (the access is skipped)
+  std::vector<std::vector<int64_t>> coords; // indices applied so far, [dim][lane]
+  int64_t elements() const;
+};
+
+enum class ValueKind { None, Data, View, Tuple, Dtype, String, Layout, Expr };
+
+struct LayoutValue {
+  std::vector<int64_t> shape, strides;
+  std::optional<layout::Swizzle> swizzle;
+};
+
+struct Value {
+  ValueKind kind = ValueKind::None;
+  ScalarKind dtype = ScalarKind::I32;
+  bool is_float = false; // float data: no numeric value is tracked
+  int elems = 1;         // Data: elements per lane
+  std::vector<int64_t> ints; // Data: [lane * elems + e]
+  std::vector<Tag> tags;     // Data: same indexing; empty: no tags at all
+  std::shared_ptr<View> view;
+  std::vector<Value> items; // Tuple
+  std::string text;         // String
+  LayoutValue layout;       // Layout
+  const ast::Expr *expr = nullptr; // Expr: a dict or lambda, evaluated by its user
+
+  int64_t at(size_t lane, int e = 0) const { return ints[lane * elems + e]; }
+  const Tag *tag_at(size_t lane, int e = 0) const {
+    return tags.empty() ? nullptr : &tags[lane * elems + e];
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Memory.
+
+struct Cell {
+  Tag tag;
+  int64_t value = 0;
+  int64_t write_epoch = -1;
+  int64_t read_epoch = -1;
+  int32_t writer = -1; // thread of the last in-kernel write
+  int32_t writer_block = -1;
+  int32_t write_site = -1;
+  int32_t reader = -1;
+  int32_t reader_block = -1;
+  int32_t read_site = -1;
+  int32_t writes = 0; // in-kernel writes (coverage)
+  int32_t pending_lane = -1; // an async copy to this cell is in flight
+  int32_t pending_site = -1;
+  uint32_t version = 0; // bumped by every write (re-load lint)
+  bool many_readers = false;
+  bool initialized = false;
+};
+
+struct TagFunction {
+  std::vector<std::string> fields;   // tuple form: field i = coordinate i
+  const ast::Expr *lambda = nullptr; // lambda form
+};
+
+struct Buffer {
+  std::string name;
+  MemorySpace space = MemorySpace::Global;
+  ScalarKind dtype = ScalarKind::F32;
+  int64_t cell_bytes = 4;
+  int64_t cells = 0; // per thread for local buffers
+  std::vector<Cell> data; // local: [lane * cells + i]
+  std::optional<layout::Swizzle> swizzle; // on byte offsets
+  std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
+  std::vector<Tag> declared; // the tag function's record per cell (empty: untagged)
+  bool covered = false;      // assert_covered
+  const ast::Expr *covered_at = nullptr;
+  bool tagged_once = false;
+};
+
+// A pending async copy: bytes that land in `cell` at the thread's wait.
+struct PendingWrite {
+  int buffer = -1;
+  int64_t cell = 0;
+  Tag tag;
+  int64_t value = 0;
+  int32_t site = -1;
+};
+
+// A program point: an expression or statement range.
+struct Site {
+  Range range;
+  const ast::Stmt *stmt = nullptr;
+};
+
+struct LoopFrame {
+  std::string name;
+  const Symbol *symbol = nullptr;
+  Range range;
+  int64_t iteration = 0;
+};
+
+// A size instance plus which blocks of its grid to run.
+struct Instance {
+  std::map<std::string, int64_t> sizes;
+};
+
+class Machine {
+public:
+  Machine(const CheckedFile &file, const sema::FunctionInfo &kernel, const CheckerOptions &options);
+
+  // Runs the kernel at `sizes`; with `only_block`, just that block.
+  void run(const std::map<std::string, int64_t> &sizes,
+           std::optional<std::array<int64_t, 3>> only_block = std::nullopt);
+
+  std::vector<Violation> take_violations() { return std::move(violations_); }
+  const std::vector<std::string> &bounded_loops() const { return bounded_loops_; }
+  int64_t blocks_run() const { return blocks_run_; }
+
+  // --- shared by the parts (public for the parts' free functions) ---
+  const CheckedFile &file_;
+  const sema::SemaResult &sema_;
+  const sema::FunctionInfo &kernel_;
+  CheckerOptions options_;
+
+  // Geometry of the current run.
+  int64_t lanes_ = 1;
+  std::array<int64_t, 3> block_dim_{1, 1, 1};
+  std::array<int64_t, 3> grid_dim_{1, 1, 1};
+  std::array<int64_t, 3> block_{0, 0, 0};
+  int64_t block_linear_ = 0;
+  int warp_size_ = 32;
+  std::map<std::string, int64_t> sizes_;
+
+  std::unordered_map<const Symbol *, Value> env_;
+  // Parameters of the tag lambda being evaluated (sema gives them no symbols).
+  std::map<std::string, Value> lambda_env_;
+  std::deque<Buffer> buffers_;
+  std::unordered_map<const Symbol *, int> param_buffers_;
+  std::map<std::string, int> field_ids_;
+  std::vector<std::string> field_names_;
+  std::vector<Site> sites_;
+  std::map<std::pair<uint32_t, uint32_t>, int32_t> site_ids_;
+  std::vector<LoopFrame> loops_;
+  int64_t epoch_ = 0;
+  int32_t current_site_ = -1; // the access being executed (reader site)
+  int64_t blocks_run_ = 0;
+  const ast::Stmt *current_stmt_ = nullptr;
+  std::vector<const ast::Stmt *> stmt_stack_;
+
+  // Async copies per thread: the open group and the committed ones (oldest first).
+  std::vector<std::vector<PendingWrite>> open_group_;
+  std::vector<std::deque<std::vector<PendingWrite>>> committed_;
+
+  // Return values of the @device call being executed.
+  std::vector<Value *> return_slots_;
+
+  std::vector<Violation> violations_;
+  std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
+  std::vector<std::string> bounded_loops_;
+  std::set<std::string> lint_sites_;
+  // Re-load lint: (site, thread, cell) → version last loaded.
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> loads_;
+  // Unvectorized lint: per site, thread 0's last address and run of contiguous steps.
+  struct Walk {
+    int64_t last = -1, run = 0;
+  };
+  std::map<uint64_t, Walk> walks_;
+
+  // machine.cpp
+  int field_id(const std::string &name);
+  int32_t site_of(const Range &range);
+  const Symbol *symbol_of(const ast::Expr &name) const;
+  Value uniform_int(int64_t v, ScalarKind dtype = ScalarKind::I32) const;
+  Value make_data(ScalarKind dtype, int elems, bool is_float) const;
+  Mask full_mask() const { return Mask(static_cast<size_t>(lanes_), 1); }
+  bool any(const Mask &m) const;
+  std::array<int64_t, 3> thread_coord(int64_t lane) const;
+  void start_block();
+  int new_buffer(Buffer b);
+  int64_t cell_index(const Buffer &b, int64_t byte_offset) const;
+  std::vector<int64_t> cell_coords(const Buffer &b, int64_t cell) const;
+  Cell &cell(Buffer &b, int64_t lane, int64_t index);
+  // Reads/writes one element of a view for one thread; false when it was out of bounds.
+  bool read_element(const View &v, int64_t lane, int64_t element, const Range &at, Tag &tag,
+                    int64_t &value, int64_t *cell_out = nullptr);
+  void write_element(const View &v, int64_t lane, int64_t element, const Range &at,
+                     const Tag *tag, int64_t value);
+  void write_cell(int buffer, int64_t lane, int64_t index, const Range &at, const Tag *tag,
+                  int64_t value, bool async_landing);
+  int64_t element_byte_offset(const View &v, int64_t lane, int64_t element) const;
+  Value read_view(const View &v, const Mask &m, const Range &at);
+  void write_view(const View &v, const Value &data, const Mask &m, const Range &at);
+
+  // Violations (report.cpp).
+  struct Where {
+    int64_t lane = 0;
+    Range range;
+    std::string tensor;
+    std::vector<int64_t> coord;
+    int32_t origin = -1;
+    std::vector<int32_t> more_origins;
+  };
+  bool should_report(const std::string &kind, const Range &range);
+  nlohmann::json thread_json(int64_t lane) const;
+  nlohmann::json iteration_json(int64_t lane) const;
+  Violation &report(const std::string &kind, const std::string &check, const Where &where,
+                    const std::string &message, bool warning = false);
+  std::string thread_text(int64_t lane) const;
+  std::string tag_text(const Tag &t) const;
+  nlohmann::json tag_json(const Tag &t) const;
+
+  // eval.cpp
+  Value eval(const ast::Expr &e, const Mask &m);
+  Value data(const ast::Expr &e, const Mask &m); // reads a place
+  Value to_data(const Value &v, const Mask &m, const Range &at);
+  Value binary(ast::BinaryOp op, const Value &a, const Value &b, const Mask &m,
+               const Range &at);
+  Value compare(ast::CompareOp op, const Value &a, const Value &b);
+  Value subscript(const ast::Expr &e, const Mask &m);
+  std::vector<int64_t> const_tuple(const ast::Expr &e, const Mask &m);
+  Mask truth(const Value &v, const Mask &m) const;
+  void assign_lanes(Value &dst, const Value &src, const Mask &m) const;
+  std::string tensor_name(const ast::Expr &e) const;
+
+  // exec.cpp
+  void exec_body(const std::vector<ast::StmtPtr> &body, Mask &m);
+  void exec(const ast::Stmt &s, Mask &m);
+  void assign(const ast::Stmt &s, const ast::Expr &target, const Value &value, Mask &m);
+  void for_loop(const ast::Stmt &s, Mask &m);
+  void while_loop(const ast::Stmt &s, Mask &m);
+  Value call_device(const sema::FunctionInfo &fn, const ast::Expr &call, const Mask &m);
+
+  // builtins.cpp
+  Value call(const ast::Expr &call, const Mask &m);
+  Value builtin(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value launch_coordinate(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value new_tensor(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value make_view(const ast::Expr &call, const Mask &m);
+  Value shuffle(const std::string &name, const ast::Expr &call, const Mask &m);
+  void syncthreads(const ast::Expr &call, const Mask &m);
+  void async_commit(const Mask &m);
+  void async_wait(int64_t keep, const Mask &m, const Range &at);
+
+  // intrinsics.cpp
+  Value intrinsic(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value matrix_multiply(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value ldmatrix(const std::string &name, const ast::Expr &call, const Mask &m);
+  void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
+
+  // contracts.cpp
+  void tag_tensor(const ast::Expr &call, const Mask &m);
+  void assert_tag(const ast::Expr &call, const Mask &m);
+  void assert_tag_eq(const ast::Expr &call, const Mask &m);
+  void reset_tags(const ast::Expr &call, const Mask &m);
+  void assert_covered(const ast::Expr &call, const Mask &m);
+  void check_coverage(bool all_blocks);
+  void check_store_contract(const Buffer &b, int64_t cell, const Tag &tag, int64_t lane,
+                            const Range &at, const View &v);
+
+  // lints.cpp
+  void lint_shared_access(const View &v, const Mask &m, const Range &at, int64_t bytes_per_lane);
+  void lint_shared_rows(const std::vector<std::pair<int64_t, int64_t>> &lane_addresses,
+                        int64_t lanes_per_phase, int64_t bytes, const Range &at, const View &v);
+  void lint_global_access(const View &v, const Mask &m, const Range &at, bool write);
+  void lint_reload(const View &src, const Mask &m, const Range &at);
+};
+
+int64_t dtype_bytes(ScalarKind kind);
+int64_t floor_div(int64_t a, int64_t b);
+int64_t floor_mod(int64_t a, int64_t b);
+
+} // namespace argus::check::detail

@@ -1,0 +1,119 @@
+// Violations with their counterexample: thread, iteration, element, program
+// point and write sites, as a message and as Diagnostic.data.
+#include "machine.h"
+
+namespace argus::check::detail {
+
+namespace {
+
+nlohmann::json position_json(const Range &r) {
+  return {{"line", r.begin.line}, {"character", r.begin.column}};
+}
+
+} // namespace
+
+bool Machine::should_report(const std::string &kind, const Range &range) {
+  const uint64_t key = (static_cast<uint64_t>(range.begin.line) << 32) | range.begin.column;
+  return reported_.insert({kind, key}).second;
+}
+
+nlohmann::json Machine::thread_json(int64_t lane) const {
+  const auto t = thread_coord(lane);
+  return {{"block", {block_[0], block_[1], block_[2]}},
+          {"thread", {t[0], t[1], t[2]}},
+          {"warp", lane / warp_size_},
+          {"lane", lane % warp_size_}};
+}
+
+std::string Machine::thread_text(int64_t lane) const {
+  const auto t = thread_coord(lane);
+  std::string s = "block (" + std::to_string(block_[0]) + "," + std::to_string(block_[1]);
+  if (grid_dim_[2] > 1)
+    s += "," + std::to_string(block_[2]);
+  s += "), thread ";
+  if (block_dim_[1] > 1 || block_dim_[2] > 1) {
+    s += "(" + std::to_string(t[0]) + "," + std::to_string(t[1]);
+    if (block_dim_[2] > 1)
+      s += "," + std::to_string(t[2]);
+    s += ")";
+  } else {
+    s += std::to_string(t[0]);
+  }
+  return s;
+}
+
+nlohmann::json Machine::iteration_json(int64_t lane) const {
+  nlohmann::json it = nlohmann::json::object();
+  for (const LoopFrame &f : loops_) {
+    auto v = env_.find(f.symbol);
+    if (v != env_.end() && v->second.kind == ValueKind::Data)
+      it[f.name] = v->second.at(static_cast<size_t>(lane));
+  }
+  return it;
+}
+
+std::string Machine::tag_text(const Tag &t) const {
+  std::string s = "{";
+  bool first = true;
+  for (size_t i = 0; i < field_names_.size(); ++i) {
+    if (t.field[i] == kAbsent)
+      continue;
+    s += (first ? "" : ", ") + field_names_[i] + ": " + field_text(t.field[i]);
+    first = false;
+  }
+  return s + "}";
+}
+
+nlohmann::json Machine::tag_json(const Tag &t) const {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < field_names_.size(); ++i) {
+    if (t.field[i] == kAbsent)
+      continue;
+    if (t.field[i] == kTop)
+      j[field_names_[i]] = "mixed";
+    else
+      j[field_names_[i]] = t.field[i];
+  }
+  return j;
+}
+
+Violation &Machine::report(const std::string &kind, const std::string &check, const Where &where,
+                           const std::string &message, bool warning) {
+  Violation v;
+  v.kind = kind;
+  v.check = check;
+  v.range = where.range;
+  v.warning = warning;
+  nlohmann::json iteration = iteration_json(where.lane);
+  std::string context = thread_text(where.lane);
+  for (auto it = iteration.begin(); it != iteration.end(); ++it)
+    context += ", " + it.key() + " = " + it.value().dump();
+  v.message = message + " (" + context + ")";
+  v.data = {{"kind", kind},
+            {"check", check},
+            {"kernel", kernel_.function->name},
+            {"sizes", sizes_},
+            {"thread", thread_json(where.lane)},
+            {"iteration", iteration},
+            {"program_point", position_json(where.range)}};
+  if (!where.tensor.empty())
+    v.data["element"] = {{"tensor", where.tensor}, {"coord", where.coord}};
+  std::vector<int32_t> origins;
+  if (where.origin >= 0)
+    origins.push_back(where.origin);
+  origins.insert(origins.end(), where.more_origins.begin(), where.more_origins.end());
+  for (int32_t o : origins) {
+    if (o < 0 || static_cast<size_t>(o) >= sites_.size())
+      continue;
+    const Range &r = sites_[static_cast<size_t>(o)].range;
+    if (!v.data.contains("origin"))
+      v.data["origin"] = {{"line", r.begin.line}, {"character", r.begin.column},
+                          {"note", "written here"}};
+    v.related.push_back(RelatedInformation{r, "written here"});
+  }
+  v.data["fixes"] = nlohmann::json::array();
+  violations_.push_back(std::move(v));
+  return violations_.back();
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,141 @@
+// One execution of a kernel at one size instance: global tensors, the grid,
+// and every block (or the boundary blocks of a large grid).
+#include "machine.h"
+
+#include <set>
+
+namespace argus::check::detail {
+
+using ast::Expr;
+using ast::ExprKind;
+
+void Machine::run(const std::map<std::string, int64_t> &sizes,
+                  std::optional<std::array<int64_t, 3>> only_block) {
+  sizes_ = sizes;
+  for (int d = 0; d < 3; ++d)
+    block_dim_[static_cast<size_t>(d)] =
+        d < static_cast<int>(kernel_.block.size()) ? std::max<int64_t>(1, kernel_.block[static_cast<size_t>(d)]) : 1;
+  lanes_ = block_dim_[0] * block_dim_[1] * block_dim_[2];
+  env_.clear();
+  buffers_.clear();
+  param_buffers_.clear();
+  const ast::Function &fn = *kernel_.function;
+  // Scalars first: tensor shapes name them.
+  for (size_t i = 0; i < fn.params.size() && i < kernel_.params.size(); ++i) {
+    const Symbol *p = kernel_.params[i];
+    if (!p || p->type.is_tensor())
+      continue;
+    if (auto it = sizes.find(p->name); it != sizes.end())
+      env_[p] = uniform_int(it->second, p->type.scalar);
+    else if (p->value)
+      env_[p] = uniform_int(*p->value);
+    else if (fn.params[i].default_value)
+      if (auto c = sema_.constant_of(*fn.params[i].default_value))
+        env_[p] = uniform_int(*c);
+    if (!env_.count(p))
+      env_[p] = p->type.kind == sema::TypeKind::Scalar && sema::is_float(p->type.scalar)
+                    ? make_data(p->type.scalar, 1, true)
+                    : uniform_int(0);
+  }
+  const Mask all = full_mask();
+  int64_t total_cells = 0;
+  for (size_t i = 0; i < fn.params.size() && i < kernel_.params.size(); ++i) {
+    const Symbol *p = kernel_.params[i];
+    if (!p || !p->type.is_tensor())
+      continue;
+    const Expr *annotation = fn.params[i].annotation.get();
+    if (!annotation || annotation->kind != ExprKind::Call || annotation->arg_count() < 2)
+      continue;
+    Buffer b;
+    b.name = p->name;
+    b.space = MemorySpace::Global;
+    b.dtype = p->type.tensor->dtype;
+    b.shape = const_tuple(annotation->arg(0), all);
+    b.strides.assign(b.shape.size(), 1);
+    for (size_t d = b.shape.size(); d-- > 1;)
+      b.strides[d - 1] = b.strides[d] * b.shape[d];
+    if (annotation->arg_count() >= 3)
+      b.strides = const_tuple(annotation->arg(1), all);
+    int64_t cosize = 1;
+    for (size_t d = 0; d < b.shape.size(); ++d)
+      cosize += std::max<int64_t>(0, b.shape[d] - 1) * b.strides[d];
+    b.cells = cosize;
+    total_cells += cosize;
+    if (total_cells > options_.max_global_cells) {
+      Where w;
+      w.range = fn.name_range;
+      Violation &v = report("unproven", "sizes", w,
+                            "could not check kernel '" + fn.name + "' at these sizes: its tensors "
+                            "hold more than " + std::to_string(options_.max_global_cells) +
+                                " elements",
+                            true);
+      v.data["thread"] = nullptr;
+      return;
+    }
+    const int index = new_buffer(std::move(b));
+    for (Cell &c : buffers_[static_cast<size_t>(index)].data)
+      c.initialized = true; // written by the host
+    param_buffers_[p] = index;
+    View v;
+    v.buffer = index;
+    v.dtype = buffers_[static_cast<size_t>(index)].dtype;
+    v.shape = buffers_[static_cast<size_t>(index)].shape;
+    v.strides = buffers_[static_cast<size_t>(index)].strides;
+    v.offset.assign(static_cast<size_t>(lanes_), 0);
+    Value tv;
+    tv.kind = ValueKind::View;
+    tv.dtype = v.dtype;
+    tv.view = std::make_shared<View>(std::move(v));
+    env_[p] = std::move(tv);
+  }
+  for (int d = 0; d < 3; ++d) {
+    grid_dim_[static_cast<size_t>(d)] = 1;
+    if (d < static_cast<int>(kernel_.grid.size()) && kernel_.grid[static_cast<size_t>(d)]) {
+      Value g = data(*kernel_.grid[static_cast<size_t>(d)], all);
+      if (g.kind == ValueKind::Data)
+        grid_dim_[static_cast<size_t>(d)] = std::max<int64_t>(0, g.at(0));
+    }
+  }
+  const auto params_env = env_;
+  const size_t global_buffers = buffers_.size();
+
+  // Which blocks: all of a small grid; else those at the edges of every dimension.
+  auto picks = [&](int64_t g) {
+    std::set<int64_t> s;
+    for (int64_t x : {int64_t{0}, int64_t{1}, g - 2, g - 1})
+      if (x >= 0 && x < g)
+        s.insert(x);
+    return std::vector<int64_t>(s.begin(), s.end());
+  };
+  const int64_t total = grid_dim_[0] * grid_dim_[1] * grid_dim_[2];
+  const bool all_blocks = total <= options_.max_blocks;
+  std::vector<std::array<int64_t, 3>> blocks;
+  if (only_block) {
+    blocks.push_back(*only_block);
+  } else if (all_blocks) {
+    for (int64_t z = 0; z < grid_dim_[2]; ++z)
+      for (int64_t y = 0; y < grid_dim_[1]; ++y)
+        for (int64_t x = 0; x < grid_dim_[0]; ++x)
+          blocks.push_back({x, y, z});
+  } else {
+    for (int64_t z : picks(grid_dim_[2]))
+      for (int64_t y : picks(grid_dim_[1]))
+        for (int64_t x : picks(grid_dim_[0]))
+          blocks.push_back({x, y, z});
+  }
+  for (const auto &blk : blocks) {
+    block_ = blk;
+    block_linear_ = blk[0] + grid_dim_[0] * (blk[1] + grid_dim_[1] * blk[2]);
+    buffers_.resize(global_buffers);
+    env_ = params_env;
+    start_block();
+    loops_.clear();
+    Mask m = all;
+    exec_body(fn.body, m);
+    ++blocks_run_;
+  }
+  if (!only_block)
+    check_coverage(all_blocks);
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,496 @@
+// Z3 proofs that every global-memory index stays inside its tensor, for all
+// sizes allowed by assume(...), all blocks, threads and loop iterations.
+#include "symbolic.h"
+
+#include "machine.h"
+#include "z3_terms.h"
+
+#include <set>
+
+namespace argus::check::detail {
+
+using ast::Expr;
+using ast::ExprKind;
+using ast::Stmt;
+using ast::StmtKind;
+
+namespace {
+
+struct Query {
+  const Expr *subscript = nullptr;
+  size_t dim = 0;
+  z3::expr violated; // facts of the path ∧ the index outside [0, extent)
+  std::string index_text;
+};
+
+class BoundsProver {
+public:
+  BoundsProver(const CheckedFile &file, const sema::FunctionInfo &kernel,
+               const std::map<std::string, int64_t> *pinned)
+      : file_(file), sema_(*file.sema), kernel_(kernel),
+        terms_(
+            ctx_, sema_, [this](const Expr &n) { return name(n); },
+            [this](const Expr &c) { return call(c); }),
+        facts_(ctx_) {
+    const int warp = kernel.target == sema::Target::Gfx942 ? 64 : 32;
+    warp_ = warp;
+    for (const sema::Symbol *p : kernel.params)
+      if (p && !p->is_constexpr && p->type.kind == sema::TypeKind::Scalar &&
+          sema::is_integer(p->type.scalar)) {
+        z3::expr v = ctx_.int_const(p->name.c_str());
+        sizes_.emplace(p, v);
+        facts_.push_back(v >= 1);
+        if (pinned)
+          if (auto it = pinned->find(p->name); it != pinned->end())
+            facts_.push_back(v == ctx_.int_val(static_cast<int64_t>(it->second)));
+      }
+    for (int d = 0; d < 3; ++d) {
+      const int64_t b = d < static_cast<int>(kernel.block.size()) ? kernel.block[static_cast<size_t>(d)] : 1;
+      block_dim_[d] = b;
+      tid_.push_back(ctx_.int_const(("thread." + std::to_string(d)).c_str()));
+      bid_.push_back(ctx_.int_const(("block." + std::to_string(d)).c_str()));
+      facts_.push_back(tid_.back() >= 0 && tid_.back() < ctx_.int_val(static_cast<int64_t>(b)));
+      facts_.push_back(bid_.back() >= 0);
+    }
+    collect_definitions(kernel.function->body);
+    for (const Expr *a : kernel.assumptions)
+      if (auto t = terms_.boolean(*a))
+        facts_.push_back(*t);
+    for (size_t d = 0; d < 3; ++d) {
+      if (d < kernel.grid.size() && kernel.grid[d]) {
+        if (auto g = terms_.integer(*kernel.grid[d])) {
+          grid_.push_back(*g);
+          facts_.push_back(bid_[d] < *g);
+          continue;
+        }
+      }
+      if (d >= kernel.grid.size()) {
+        grid_.push_back(ctx_.int_val(1));
+        facts_.push_back(bid_[d] < 1);
+      } else {
+        grid_.push_back(ctx_.int_const(("grid." + std::to_string(d)).c_str()));
+      }
+    }
+  }
+
+  std::vector<Query> collect() {
+    std::vector<z3::expr> path;
+    walk(kernel_.function->body, path);
+    return std::move(queries_);
+  }
+
+  z3::context &ctx() { return ctx_; }
+  const z3::expr_vector &facts() const { return facts_; }
+
+  // Sizes, block and thread of a model.
+  std::map<std::string, int64_t> sizes_of(const z3::model &m) {
+    std::map<std::string, int64_t> out;
+    for (const auto &[s, v] : sizes_) {
+      int64_t x = 1;
+      if (!m.eval(v, true).is_numeral_i64(x))
+        x = 1;
+      out[s->name] = x;
+    }
+    return out;
+  }
+  std::array<int64_t, 3> block_of(const z3::model &m) {
+    std::array<int64_t, 3> out{0, 0, 0};
+    for (size_t d = 0; d < 3; ++d) {
+      int64_t x = 0;
+      if (m.eval(bid_[d], true).is_numeral_i64(x))
+        out[d] = x;
+    }
+    return out;
+  }
+  z3::expr size_sum() {
+    z3::expr s = ctx_.int_val(0);
+    for (const auto &[sym, v] : sizes_)
+      s = s + v;
+    return s;
+  }
+
+private:
+  const sema::Symbol *symbol_of(const Expr &e) const {
+    auto it = sema_.references.find(&e);
+    return it == sema_.references.end() ? nullptr : it->second;
+  }
+
+  void count_target(const Expr &t, bool aug) {
+    if (t.kind == ExprKind::Name) {
+      if (const sema::Symbol *s = symbol_of(t)) {
+        ++assignments_[s];
+        if (aug)
+          ++assignments_[s];
+      }
+    } else if (t.kind == ExprKind::Tuple) {
+      for (const auto &x : t.operands)
+        if (x->kind == ExprKind::Name)
+          if (const sema::Symbol *s = symbol_of(*x))
+            assignments_[s] += 2; // unpacking: not a closed form here
+    }
+  }
+
+  void collect_definitions(const std::vector<ast::StmtPtr> &body) {
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      if (s.kind == StmtKind::Assign)
+        for (const auto &t : s.targets) {
+          count_target(*t, false);
+          if (t->kind == ExprKind::Name && s.value)
+            if (const sema::Symbol *sym = symbol_of(*t))
+              definitions_[sym] = s.value.get();
+        }
+      if (s.kind == StmtKind::AnnAssign && s.target) {
+        count_target(*s.target, false);
+        if (s.target->kind == ExprKind::Name && s.value)
+          if (const sema::Symbol *sym = symbol_of(*s.target))
+            definitions_[sym] = s.value.get();
+      }
+      if (s.kind == StmtKind::AugAssign && s.target)
+        count_target(*s.target, true);
+      if (s.kind == StmtKind::For && s.target)
+        count_target(*s.target, true);
+      collect_definitions(s.body);
+      collect_definitions(s.orelse);
+    }
+  }
+
+  std::optional<z3::expr> name(const Expr &n) {
+    const sema::Symbol *s = symbol_of(n);
+    if (!s)
+      return std::nullopt;
+    if (auto it = bound_.find(s); it != bound_.end())
+      return it->second;
+    if (auto it = sizes_.find(s); it != sizes_.end())
+      return it->second;
+    if (auto it = loops_.find(s); it != loops_.end())
+      return it->second;
+    if (s->value)
+      return ctx_.int_val(static_cast<int64_t>(*s->value));
+    auto def = definitions_.find(s);
+    if (def == definitions_.end() || assignments_[s] != 1 || in_progress_.count(s))
+      return std::nullopt;
+    in_progress_.insert(s);
+    auto t = terms_.integer(*def->second);
+    in_progress_.erase(s);
+    return t;
+  }
+
+  std::optional<z3::expr> call(const Expr &c) {
+    const std::string n = c.callee().dotted_name();
+    auto dim = [&]() -> size_t {
+      if (c.arg_count() >= 1)
+        if (auto v = sema_.constant_of(c.arg(0)))
+          return static_cast<size_t>(std::clamp<int64_t>(*v, 0, 2));
+      return 0;
+    };
+    const z3::expr linear =
+        tid_[0] + ctx_.int_val(static_cast<int64_t>(block_dim_[0])) *
+                      (tid_[1] + ctx_.int_val(static_cast<int64_t>(block_dim_[1])) * tid_[2]);
+    if (n == "thread_id")
+      return tid_[dim()];
+    if (n == "block_id")
+      return bid_[dim()];
+    if (n == "block_dim")
+      return ctx_.int_val(static_cast<int64_t>(block_dim_[dim()]));
+    if (n == "grid_dim")
+      return grid_[dim()];
+    if (n == "lane_id")
+      return floor_mod(linear, ctx_.int_val(warp_));
+    if (n == "warp_id")
+      return floor_div(linear, ctx_.int_val(warp_));
+    const sema::FunctionInfo *fn = sema_.function_info(n);
+    if (!fn || fn->role != sema::FunctionRole::Device || !fn->function)
+      return std::nullopt;
+    // A @device function whose body is one `return expr` (after a docstring).
+    const Expr *ret = nullptr;
+    for (const auto &s : fn->function->body) {
+      if (s->kind == StmtKind::Expr && s->value && s->value->kind == ExprKind::String)
+        continue;
+      if (s->kind == StmtKind::Return && s->value && !ret) {
+        ret = s->value.get();
+        continue;
+      }
+      return std::nullopt;
+    }
+    if (!ret)
+      return std::nullopt;
+    std::vector<std::pair<const sema::Symbol *, z3::expr>> args;
+    for (size_t i = 0; i < fn->params.size(); ++i) {
+      if (i >= c.arg_count() || !fn->params[i])
+        return std::nullopt;
+      auto a = terms_.integer(c.arg(i));
+      if (!a)
+        return std::nullopt;
+      args.emplace_back(fn->params[i], *a);
+    }
+    for (auto &[s, a] : args)
+      bound_.insert_or_assign(s, a);
+    auto t = terms_.integer(*ret);
+    for (auto &[s, a] : args)
+      bound_.erase(s);
+    return t;
+  }
+
+  // Extents of a global tensor named by `base`: its parameter's shape, or
+  // the shape of a view(param, Tensor(shape, dtype)) assigned once.
+  std::optional<std::vector<const Expr *>> extents(const Expr &base) {
+    if (base.kind != ExprKind::Name)
+      return std::nullopt;
+    const sema::Symbol *s = symbol_of(base);
+    if (!s || !s->type.is_tensor() || s->type.tensor->space != sema::MemorySpace::Global)
+      return std::nullopt;
+    auto shape_of = [](const Expr &tuple) {
+      std::vector<const Expr *> out;
+      if (tuple.kind == ExprKind::Tuple)
+        for (const auto &d : tuple.operands)
+          out.push_back(d.get());
+      else
+        out.push_back(&tuple);
+      return out;
+    };
+    if (s->kind == sema::SymbolKind::Parameter) {
+      const ast::Function &fn = *kernel_.function;
+      for (size_t i = 0; i < fn.params.size() && i < kernel_.params.size(); ++i)
+        if (kernel_.params[i] == s && fn.params[i].annotation &&
+            fn.params[i].annotation->kind == ExprKind::Call &&
+            fn.params[i].annotation->arg_count() >= 2)
+          return shape_of(fn.params[i].annotation->arg(0));
+      return std::nullopt;
+    }
+    auto def = definitions_.find(s);
+    if (def == definitions_.end() || assignments_[s] != 1)
+      return std::nullopt;
+    const Expr &v = *def->second;
+    if (v.kind == ExprKind::Call && v.callee().dotted_name() == "view" && v.arg_count() >= 2 &&
+        v.arg(1).kind == ExprKind::Call && v.arg(1).arg_count() >= 2 &&
+        v.arg(0).kind == ExprKind::Name) {
+      const sema::Symbol *src = symbol_of(v.arg(0));
+      if (src && src->kind == sema::SymbolKind::Parameter)
+        return shape_of(v.arg(1).arg(0));
+    }
+    return std::nullopt;
+  }
+
+  void scan(const Expr &e, const std::vector<z3::expr> &path) {
+    if (e.kind == ExprKind::Subscript && e.operands[0]->kind == ExprKind::Name) {
+      if (auto ext = extents(*e.operands[0]))
+        for (size_t d = 0; d + 1 < e.operands.size() && d < ext->size(); ++d) {
+          auto idx = terms_.integer(*e.operands[d + 1]);
+          auto extent = terms_.integer(*(*ext)[d]);
+          if (!idx || !extent)
+            continue;
+          z3::expr bad = *idx < 0 || *idx >= *extent;
+          for (const auto &p : path)
+            bad = bad && p;
+          queries_.push_back(Query{&e, d, bad, {}});
+        }
+    }
+    for (const auto &op : e.operands)
+      if (op)
+        scan(*op, path);
+  }
+
+  void walk(const std::vector<ast::StmtPtr> &body, std::vector<z3::expr> &path) {
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      if (blocked_ == 0) {
+        if (s.value && s.kind != StmtKind::For && s.kind != StmtKind::If &&
+            s.kind != StmtKind::While)
+          scan(*s.value, path);
+        for (const auto &t : s.targets)
+          scan(*t, path);
+        if (s.target && s.kind != StmtKind::For)
+          scan(*s.target, path);
+      }
+      switch (s.kind) {
+      case StmtKind::If: {
+        auto c = terms_.boolean(*s.value);
+        if (blocked_ == 0)
+          scan(*s.value, path);
+        if (!c)
+          ++blocked_;
+        if (c)
+          path.push_back(*c);
+        walk(s.body, path);
+        if (c) {
+          path.back() = !*c;
+        }
+        walk(s.orelse, path);
+        if (c)
+          path.pop_back();
+        else
+          --blocked_;
+        break;
+      }
+      case StmtKind::For: {
+        const Expr &r = *s.value;
+        const sema::Symbol *var = s.target ? symbol_of(*s.target) : nullptr;
+        std::optional<z3::expr> start, stop, step;
+        if (r.kind == ExprKind::Call && r.arg_count() >= 1) {
+          const size_t n = r.arg_count();
+          start = n >= 2 ? terms_.integer(r.arg(0)) : std::optional<z3::expr>(ctx_.int_val(0));
+          stop = terms_.integer(r.arg(n >= 2 ? 1 : 0));
+          step = n >= 3 ? terms_.integer(r.arg(2)) : std::optional<z3::expr>(ctx_.int_val(1));
+          if (blocked_ == 0)
+            for (size_t i = 0; i < n; ++i)
+              scan(r.arg(i), path);
+        }
+        std::optional<int64_t> step_value =
+            r.kind == ExprKind::Call && r.arg_count() >= 3 ? sema_.constant_of(r.arg(2))
+                                                           : std::optional<int64_t>(1);
+        const bool ok = var && start && stop && step && step_value && *step_value > 0;
+        if (ok) {
+          z3::expr v = ctx_.int_const((s.target->name + "@" + std::to_string(s.range.begin.line + 1)).c_str());
+          loops_.insert_or_assign(var, v);
+          loop_names_.insert_or_assign(var, s.target->name);
+          path.push_back(v >= *start && v < *stop &&
+                         floor_mod(v - *start, ctx_.int_val(static_cast<int64_t>(*step_value))) == 0);
+        } else {
+          ++blocked_;
+        }
+        walk(s.body, path);
+        if (ok)
+          path.pop_back();
+        else
+          --blocked_;
+        break;
+      }
+      case StmtKind::While:
+        ++blocked_;
+        walk(s.body, path);
+        --blocked_;
+        break;
+      default:
+        break;
+      }
+    }
+  }
+
+  const CheckedFile &file_;
+  const sema::SemaResult &sema_;
+  const sema::FunctionInfo &kernel_;
+  z3::context ctx_;
+  Z3Terms terms_;
+  z3::expr_vector facts_;
+  int64_t block_dim_[3] = {1, 1, 1};
+  int warp_ = 32;
+  std::vector<z3::expr> tid_, bid_, grid_;
+  std::map<const sema::Symbol *, z3::expr> sizes_, loops_, bound_;
+  std::map<const sema::Symbol *, std::string> loop_names_;
+  std::map<const sema::Symbol *, const Expr *> definitions_;
+  std::map<const sema::Symbol *, int> assignments_;
+  std::set<const sema::Symbol *> in_progress_;
+  std::vector<Query> queries_;
+  int blocked_ = 0;
+};
+
+Violation unproven(const KernelReport &report, const Expr &at, const std::string &message) {
+  Violation v;
+  v.kind = "unproven";
+  v.check = "bounds";
+  v.range = at.range;
+  v.warning = true;
+  v.message = message;
+  v.data = {{"kind", "unproven"},
+            {"check", "bounds"},
+            {"kernel", report.kernel},
+            {"program_point", {{"line", at.range.begin.line}, {"character", at.range.begin.column}}},
+            {"fixes", nlohmann::json::array()}};
+  return v;
+}
+
+} // namespace
+
+void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                        const CheckerOptions &options, KernelReport &report) {
+  BoundsProver prover(file, kernel, nullptr);
+  std::vector<Query> queries = prover.collect();
+  std::set<std::pair<uint32_t, uint32_t>> reported;
+  for (const Violation &v : report.violations)
+    if (v.kind == "out-of-bounds")
+      reported.insert({v.range.begin.line, v.range.begin.column});
+  std::set<const Expr *> done;
+  for (Query &q : queries) {
+    const auto site = std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
+    if (reported.count(site) || done.count(q.subscript))
+      continue;
+    z3::solver solver(prover.ctx());
+    z3::params p(prover.ctx());
+    p.set("timeout", options.query_timeout_ms);
+    solver.set(p);
+    solver.add(prover.facts());
+    solver.add(q.violated);
+    const z3::check_result r = solver.check();
+    if (r == z3::unsat) {
+      ++report.proofs;
+      continue;
+    }
+    done.insert(q.subscript);
+    if (r == z3::unknown) {
+      report.violations.push_back(unproven(
+          report, *q.subscript,
+          "could not prove this index within bounds for all sizes within " +
+              std::to_string(options.query_timeout_ms) + " ms (Z3: " + solver.reason_unknown() +
+              ")"));
+      continue;
+    }
+    ++report.proof_failures;
+    // A small counterexample: minimize the sizes, then replay it concretely.
+    z3::optimize opt(prover.ctx());
+    z3::params op(prover.ctx());
+    op.set("timeout", options.query_timeout_ms);
+    opt.set(op);
+    for (const auto &f : prover.facts())
+      opt.add(f);
+    opt.add(q.violated);
+    opt.minimize(prover.size_sum());
+    z3::model model = opt.check() == z3::sat ? opt.get_model() : solver.get_model();
+    const auto sizes = prover.sizes_of(model);
+    const auto block = prover.block_of(model);
+    CheckerOptions concrete = options;
+    concrete.symbolic = false;
+    Machine machine(file, kernel, concrete);
+    machine.run(sizes, block);
+    bool replayed = false;
+    for (Violation &v : machine.take_violations())
+      if (v.kind == "out-of-bounds" && v.range.begin == q.subscript->range.begin) {
+        v.data["found_by"] = "z3";
+        report.violations.push_back(std::move(v));
+        reported.insert(site);
+        replayed = true;
+        break;
+      }
+    if (!replayed) {
+      std::string at;
+      for (const auto &[k, x] : sizes)
+        at += (at.empty() ? "" : ", ") + k + " = " + std::to_string(x);
+      report.violations.push_back(unproven(
+          report, *q.subscript,
+          "could not prove this index within bounds for all sizes: Z3's candidate (" + at +
+              ", block (" + std::to_string(block[0]) + "," + std::to_string(block[1]) +
+              ")) did not replay on the interpreter"));
+    }
+  }
+}
+
+std::map<std::pair<uint32_t, uint32_t>, bool>
+bounds_verdicts_at(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                   const std::map<std::string, int64_t> &sizes, unsigned timeout_ms) {
+  BoundsProver prover(file, kernel, &sizes);
+  std::map<std::pair<uint32_t, uint32_t>, bool> out;
+  for (Query &q : prover.collect()) {
+    const auto site = std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
+    z3::solver solver(prover.ctx());
+    z3::params p(prover.ctx());
+    p.set("timeout", timeout_ms);
+    solver.set(p);
+    solver.add(prover.facts());
+    solver.add(q.violated);
+    const bool bad = solver.check() == z3::sat;
+    out[site] = out[site] || bad;
+  }
+  return out;
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,102 @@
+// The data-flow invariant checker (dsl/check): tags, tag assertions, built-in
+// safety contracts and performance lints, with counterexamples.
+//
+// How it decides (docs/checker.md):
+//   1. Problem sizes. Z3 picks concrete size instances that satisfy the
+//      kernel's `assume(...)` facts: the smallest one, and the smallest one
+//      with at least two blocks along every grid dimension.
+//   2. Exhaustive execution. For each instance, every block of the grid and
+//      every thread of a block run through a concrete SIMT interpreter (all
+//      threads of a block in lockstep, with an active mask per thread).
+//      Memory is a per-cell write log (writer, barrier phase, pending async
+//      copy, program point, tag); tags flow through loads, stores, views,
+//      shuffles, async copies and matrix instructions.
+//   3. Symbolic proofs. Every global-memory access index and every tag
+//      assertion whose operands are closed-form integer expressions is also
+//      proved with Z3 for all sizes, blocks, threads and iterations that the
+//      `assume` facts allow; a model becomes a counterexample that the
+//      concrete interpreter replays before it is reported.
+// Violations carry the thread, iteration, element, expected and actual tag
+// fields, the program point and the write site (`Diagnostic.data`).
+#pragma once
+
+#include "argus/dsl/checker_options.h"
+#include "argus/dsl/diagnostic.h"
+#include "argus/dsl/frontend.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace argus::check {
+
+// One violation as data, before it becomes a Diagnostic.
+struct Violation {
+  std::string kind;  // "tag-mismatch", "race", ... (docs/diagnostics.md)
+  std::string check; // the contract or assertion: "assert_tag", "mma-operands", ...
+  Range range;       // the program point
+  std::string message;
+  nlohmann::json data; // the structured counterexample (Diagnostic.data)
+  std::vector<RelatedInformation> related;
+  bool warning = false;
+};
+
+// What was checked for one kernel.
+struct KernelReport {
+  std::string kernel;
+  std::vector<Violation> violations;
+  std::vector<std::map<std::string, int64_t>> instances; // sizes executed
+  std::vector<std::string> bounded_loops; // loops cut at unroll_bound ("line 12: kt")
+  int64_t blocks_run = 0;
+  int64_t proofs = 0;       // Z3 queries answered unsat (proved)
+  int64_t proof_failures = 0; // sat answers (counterexamples)
+  bool from_cache = false;
+};
+
+// Results per kernel, keyed by a hash of the kernel's text, the @device
+// functions and module constants it can see, and the options. Thread-safe.
+class CheckCache {
+public:
+  std::optional<KernelReport> find(uint64_t key) const;
+  void store(uint64_t key, const KernelReport &report);
+  size_t size() const;
+
+private:
+  mutable std::mutex mutex_;
+  std::unordered_map<uint64_t, KernelReport> reports_;
+};
+
+// Checks every kernel of a file the front end accepted without errors.
+std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOptions &options,
+                                        CheckCache *cache = nullptr);
+
+// The violations of `reports` as diagnostics (codes E08xx / W08xx).
+std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports);
+
+// Runs the concrete interpreter for one kernel at the sizes and block of a
+// counterexample (`data` of a violation) and says whether a violation of the
+// same kind is found at the same program point for the same thread.
+bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data);
+
+// A text edit in the file (zero-based, UTF-8 byte columns).
+struct TextEdit {
+  Range range;
+  std::string new_text;
+};
+
+// The edits of a mechanical fix a violation lists in data["fixes"], or
+// nothing when the fix does not apply. Every fix was verified when it was
+// listed: the edited kernel re-checks without that violation.
+std::optional<std::vector<TextEdit>> fix_edits(const CheckedFile &file, const nlohmann::json &data,
+                                               const std::string &fix_id);
+
+// Applies edits (non-overlapping) to a text.
+std::string apply_edits(const std::string &text, std::vector<TextEdit> edits,
+                        const SourceFile &source);
+
+} // namespace argus::check

@@ -1,0 +1,37 @@
+// Options of the invariant checker (dsl/check), separate from checker.h so
+// the front end's options can hold them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace argus::check {
+
+struct CheckerOptions {
+  // Iterations of one loop executed per thread before the rest is skipped
+  // (the loop is then reported as bounded).
+  int64_t unroll_bound = 256;
+  // Blocks executed per size instance; larger grids run their first and
+  // last blocks only, and coverage is then not proved (W0801).
+  int64_t max_blocks = 64;
+  // Cells (elements) of all global tensors of one instance together.
+  int64_t max_global_cells = 1 << 22;
+  // Z3 time limit per query.
+  unsigned query_timeout_ms = 2000;
+  // Run the Z3 proofs of step 3 (the concrete instances always run).
+  bool symbolic = true;
+  // Performance lints (warnings).
+  bool lints = true;
+  // Verify and attach mechanical fixes (each costs a re-check of the edited file).
+  bool fixes = true;
+  // Size instances to use instead of the ones Z3 picks (tests, replay).
+  std::vector<std::map<std::string, int64_t>> forced_instances;
+
+  static CheckerOptions for_tests() { return CheckerOptions{}; }
+};
+
+class CheckCache;
+
+} // namespace argus::check
