@@ -106,6 +106,8 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
 void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag &tag,
                                    int64_t lane, const Range &at, const View &) {
   const Tag &want = b.declared[static_cast<size_t>(cell_idx)];
+  if (tag.poison)
+    return;
   for (int f = 0; f < kMaxFields; ++f) {
     const int64_t w = want.field[static_cast<size_t>(f)], got = tag.field[static_cast<size_t>(f)];
     if (w == kAbsent || got == kAbsent || w == got)
@@ -155,6 +157,8 @@ void Machine::assert_tag(const Expr &call, const Mask &m) {
       for (int e = 0; e < x.elems; ++e) {
         const Tag *t = x.tag_at(static_cast<size_t>(lane), e);
         const Tag got_tag = t ? *t : Tag{};
+        if (got_tag.poison)
+          continue;
         const int64_t got = got_tag.field[static_cast<size_t>(id)];
         const int64_t expected = want.at(static_cast<size_t>(lane));
         if (got == expected)
@@ -215,6 +219,8 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
       const Tag *tx = x.tag_at(static_cast<size_t>(lane), x.elems == elems ? e : 0);
       const Tag *ty = y.tag_at(static_cast<size_t>(lane), y.elems == elems ? e : 0);
       const Tag a = tx ? *tx : Tag{}, b = ty ? *ty : Tag{};
+      if (a.poison || b.poison)
+        continue;
       std::vector<int> check = ids;
       if (all_common)
         for (int f = 0; f < kMaxFields; ++f)

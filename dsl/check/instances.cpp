@@ -1,7 +1,7 @@
 // Size instances: Z3 picks concrete values of a kernel's integer scalar
 // parameters that satisfy its assume(...) facts, small enough to execute
-// every block and thread, large enough to have two blocks per grid
-// dimension and two iterations of loops over a size.
+// every block and thread: the smallest, and the smallest with every size
+// larger, at least 64, and two or more blocks per grid dimension.
 #include "instances.h"
 
 #include "z3_terms.h"
@@ -100,8 +100,12 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   // The second instance: every size larger, two or more blocks along each
   // grid dimension that depends on sizes.
   z3::expr_vector more(ctx);
-  for (const auto &[s, v] : vars)
+  // Sizes of at least 64 make strides realistic enough for the coalescing and
+  // bank-conflict lints (a 2-element row looks coalesced).
+  for (const auto &[s, v] : vars) {
     more.push_back(v > ctx.int_val(static_cast<int64_t>(first->at(s->name))));
+    more.push_back(v >= 64);
+  }
   for (const auto &g : grid)
     more.push_back(g >= 2);
   if (auto second = solve(more))

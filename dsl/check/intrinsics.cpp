@@ -117,6 +117,8 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
         for (int j = 0; j < N && !reported; ++j) {
           const Tag &x = at[static_cast<size_t>(i + M * k)];
           const Tag &y = bt[static_cast<size_t>(j + N * k)];
+          if (x.poison || y.poison)
+            continue;
           for (int f = 0; f < kMaxFields; ++f) {
             const int64_t xf = x.field[static_cast<size_t>(f)], yf = y.field[static_cast<size_t>(f)];
             if (xf == kAbsent || yf == kAbsent || (xf == yf && xf != kTop))
@@ -287,7 +289,10 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
                                      ": async copy into it while other threads read it in the "
                                      "same barrier interval (no syncthreads() between)");
         if (!viol.related.empty())
+          {
           viol.related.back().message = "read here";
+          viol.data["origin"]["note"] = "read here";
+        }
         if (c.reader != lane)
           viol.data["other_thread"] = thread_json(c.reader);
       }

@@ -17,6 +17,7 @@ Tag join(const Tag &a, const Tag &b) {
     out.field[static_cast<size_t>(i)] = x == kAbsent ? y : y == kAbsent ? x : x == y ? x : kTop;
   }
   out.origin = a.origin >= 0 ? a.origin : b.origin;
+  out.poison = a.poison || b.poison;
   return out;
 }
 
@@ -208,6 +209,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
   }
   tag = Tag{};
   bool first_cell = true;
+  bool poison = false;
   for (int64_t k = 0; k < count; ++k) {
     Cell &c = cell(b, lane, first + k);
     if (cell_out && k == 0)
@@ -222,6 +224,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         return w;
       };
       if (c.pending_lane >= 0) {
+        poison = true;
         if (should_report("async-read-before-wait", at)) {
           Where w = where();
           w.origin = c.pending_site;
@@ -231,6 +234,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
           viol.data["writer"] = thread_json(c.pending_lane);
         }
       } else if (b.space == MemorySpace::Shared && !c.initialized) {
+        poison = true;
         if (should_report("uninitialized-read", at))
           report("uninitialized-read", "initialized", where(),
                  "read of " + b.name + " element never written in this block");
@@ -261,6 +265,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         c.read_site = current_site_;
       }
     } else if (!c.initialized) {
+      poison = true;
       if (should_report("uninitialized-read", at)) {
         Where w;
         w.lane = lane;
@@ -276,6 +281,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       value = c.value;
     first_cell = false;
   }
+  tag.poison = tag.poison || poison;
   return true;
 }
 
@@ -331,7 +337,10 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
         if (other >= 0)
           viol.data["other_thread"] = thread_json(other);
         if (!viol.related.empty())
+          {
           viol.related.back().message = "read here";
+          viol.data["origin"]["note"] = "read here";
+        }
       }
     }
   }

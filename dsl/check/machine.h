@@ -48,6 +48,9 @@ inline int32_t tag_value(int64_t v) {
 struct Tag {
   std::array<int32_t, kMaxFields> field;
   int32_t origin = -1; // the site that wrote these bytes last (-1: the host)
+  // Derived from a read that was already reported (never written, async data
+  // before its wait): assertions on it stay quiet, one error is enough.
+  bool poison = false;
   Tag() { field.fill(kAbsent); }
   bool empty() const;
 };

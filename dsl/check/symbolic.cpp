@@ -450,6 +450,8 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
     const auto block = prover.block_of(model);
     CheckerOptions concrete = options;
     concrete.symbolic = false;
+    // One block only: long loops of a large model run in full.
+    concrete.unroll_bound = std::max<int64_t>(options.unroll_bound, 1 << 16);
     Machine machine(file, kernel, concrete);
     machine.run(sizes, block);
     bool replayed = false;

@@ -14,7 +14,7 @@ namespace argus::check::detail {
 // assigned once, single-return @device calls): proves 0 <= index < extent.
 // A sat answer is replayed on the concrete machine and reported as
 // out-of-bounds when it replays; unknown, time-outs and answers that do not
-// replay are W0801 warnings. Counts go to report.proofs / proof_failures.
+// replay are W0901 warnings. Counts go to report.proofs / proof_failures.
 void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kernel,
                         const CheckerOptions &options, KernelReport &report);
 

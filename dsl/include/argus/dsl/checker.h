@@ -75,7 +75,7 @@ private:
 std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOptions &options,
                                         CheckCache *cache = nullptr);
 
-// The violations of `reports` as diagnostics (codes E08xx / W08xx).
+// The violations of `reports` as diagnostics (codes E09xx / W09xx).
 std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports);
 
 // Runs the concrete interpreter for one kernel at the sizes and block of a

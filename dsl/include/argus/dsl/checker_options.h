@@ -14,7 +14,7 @@ struct CheckerOptions {
   // (the loop is then reported as bounded).
   int64_t unroll_bound = 256;
   // Blocks executed per size instance; larger grids run their first and
-  // last blocks only, and coverage is then not proved (W0801).
+  // last blocks only, and coverage is then not proved (W0901).
   int64_t max_blocks = 64;
   // Cells (elements) of all global tensors of one instance together.
   int64_t max_global_cells = 1 << 22;

@@ -65,21 +65,21 @@ inline constexpr std::string_view kMixedTargets = "E0705";
 inline constexpr std::string_view kTooManyParameters = "E0706";
 inline constexpr std::string_view kUnknownDecorator = "E0707";
 inline constexpr std::string_view kMisplacedStatement = "E0708"; // assume/tag outside a kernel
-// E08xx: data-flow invariants (the checker, dsl/check; docs/checker.md)
-inline constexpr std::string_view kTagMismatch = "E0801";
-inline constexpr std::string_view kDataRace = "E0802";
-inline constexpr std::string_view kOutOfBounds = "E0803";
-inline constexpr std::string_view kUninitializedRead = "E0804";
-inline constexpr std::string_view kBarrierDivergence = "E0805";
-inline constexpr std::string_view kAsyncReadBeforeWait = "E0806";
-inline constexpr std::string_view kNotCovered = "E0807";
-inline constexpr std::string_view kCoveredTwice = "E0808";
-// W08xx: what the checker could not prove, and performance lints
-inline constexpr std::string_view kUnproven = "W0801";
-inline constexpr std::string_view kBankConflict = "W0802";
-inline constexpr std::string_view kUncoalesced = "W0803";
-inline constexpr std::string_view kUnvectorized = "W0804";
-inline constexpr std::string_view kFragmentReload = "W0805";
+// E09xx: data-flow invariants (the checker, dsl/check; docs/checker.md)
+inline constexpr std::string_view kTagMismatch = "E0901";
+inline constexpr std::string_view kDataRace = "E0902";
+inline constexpr std::string_view kOutOfBounds = "E0903";
+inline constexpr std::string_view kUninitializedRead = "E0904";
+inline constexpr std::string_view kBarrierDivergence = "E0905";
+inline constexpr std::string_view kAsyncReadBeforeWait = "E0906";
+inline constexpr std::string_view kNotCovered = "E0907";
+inline constexpr std::string_view kCoveredTwice = "E0908";
+// W09xx: what the checker could not prove, and performance lints
+inline constexpr std::string_view kUnproven = "W0901";
+inline constexpr std::string_view kBankConflict = "W0902";
+inline constexpr std::string_view kUncoalesced = "W0903";
+inline constexpr std::string_view kUnvectorized = "W0904";
+inline constexpr std::string_view kFragmentReload = "W0905";
 // Warnings
 inline constexpr std::string_view kUnusedVariable = "W0301";
 inline constexpr std::string_view kWhileLoop = "W0201";

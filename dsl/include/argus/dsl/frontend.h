@@ -25,7 +25,7 @@ struct FrontendOptions {
   LowerOptions lower;
   sema::SemaOptions sema;
   // Run the data-flow invariant checker (dsl/check) on files without
-  // front-end errors; its violations join the diagnostics (E08xx/W08xx).
+  // front-end errors; its violations join the diagnostics (E09xx/W09xx).
   bool invariants = true;
   check::CheckerOptions checker;
   check::CheckCache *cache = nullptr; // per-kernel results to reuse; may be null

@@ -1,0 +1,269 @@
+// The checker's corpus (tests/checker/corpus/*.argus): correct kernels and
+// planted bugs. Markers on the line where a diagnostic starts name its code
+// and, as key=value words after it, facts of its counterexample:
+//
+//     a_smem[r, c] = A[m0 + r, k0 + c]  # expect: E0902 check=read-write kt=1 thread=0
+//
+// Keys: check, tensor, coord (a;b), thread (x[;y[;z]]), block (x;y[;z]),
+// fix (a fix id the diagnostic must list), found_by (z3), and any other key
+// is a loop variable of data.iteration. Every diagnostic must be expected;
+// every counterexample must replay on the interpreter; every listed fix,
+// applied, must leave fewer diagnostics of its code.
+#include "argus/dsl/checker.h"
+#include "argus/dsl/codes.h"
+#include "argus/dsl/frontend.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace argus {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSourceDir = ARGUS_SOURCE_DIR;
+
+std::string read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<fs::path> corpus_files() {
+  std::vector<fs::path> files;
+  for (const auto &e : fs::directory_iterator(kSourceDir / "tests" / "checker" / "corpus"))
+    if (e.path().extension() == ".argus")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct Expectation {
+  uint32_t line = 0; // 1-based
+  std::string code;
+  std::map<std::string, std::string> facts;
+};
+
+std::vector<Expectation> read_expectations(const std::string &text) {
+  static const std::regex kMarker(R"(#\s*expect:\s*(.*)$)");
+  std::vector<Expectation> out;
+  std::istringstream lines(text);
+  std::string line;
+  for (uint32_t number = 1; std::getline(lines, line); ++number) {
+    std::smatch match;
+    if (!std::regex_search(line, match, kMarker))
+      continue;
+    std::string list = match[1];
+    std::replace(list.begin(), list.end(), ',', ' ');
+    std::istringstream words(list);
+    std::string word;
+    // (tuples inside facts are written with ';': coord=0;16)
+    while (words >> word) {
+      const auto eq = word.find('=');
+      if (eq == std::string::npos) {
+        out.push_back(Expectation{number, word, {}});
+      } else if (!out.empty() && out.back().line == number) {
+        out.back().facts[word.substr(0, eq)] = word.substr(eq + 1);
+      }
+    }
+  }
+  return out;
+}
+
+std::string ints_text(const nlohmann::json &array, size_t count) {
+  std::string s;
+  for (size_t i = 0; i < count && i < array.size(); ++i)
+    s += (i ? "," : "") + array[i].dump();
+  return s;
+}
+
+// Why a diagnostic does not have the facts, or "" when it has them all.
+std::string fact_mismatch(const Diagnostic &d, const std::map<std::string, std::string> &facts) {
+  std::string why;
+  const nlohmann::json &data = d.data;
+  for (auto [key, want] : facts) {
+    std::replace(want.begin(), want.end(), ';', ',');
+    std::string got;
+    if (key == "check")
+      got = data.value("check", "");
+    else if (key == "tensor")
+      got = data.contains("element") ? data["element"].value("tensor", "") : "";
+    else if (key == "coord")
+      got = data.contains("element") ? ints_text(data["element"]["coord"], 8) : "";
+    else if (key == "thread" || key == "block") {
+      const size_t n = static_cast<size_t>(std::count(want.begin(), want.end(), ',') + 1);
+      got = data.contains("thread") && data["thread"].is_object()
+                ? ints_text(data["thread"][key], n)
+                : "";
+    } else if (key == "fix") {
+      const auto &fixes = data.value("fixes", nlohmann::json::array());
+      got = std::find(fixes.begin(), fixes.end(), want) != fixes.end() ? want : fixes.dump();
+    } else if (key == "found_by")
+      got = data.value("found_by", "interpreter");
+    else
+      got = data.contains("iteration") && data["iteration"].contains(key)
+                ? data["iteration"][key].dump()
+                : "";
+    if (got != want)
+      why += " " + key + "=" + got + " (expected " + want + ")";
+  }
+  return why;
+}
+
+// check_source of a corpus file, once per test run (three tests read it).
+const CheckedFile &checked(const fs::path &path) {
+  static std::map<std::string, CheckedFile> files;
+  auto it = files.find(path.string());
+  if (it == files.end())
+    it = files.emplace(path.string(), check_source(path.filename().string(), read_file(path))).first;
+  return it->second;
+}
+
+bool is_checker_code(const std::string &code) { return code.rfind("E09", 0) == 0 || code.rfind("W09", 0) == 0; }
+
+class CorpusTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CorpusTest, ViolationsAndCounterexamplesMatchMarkers) {
+  const fs::path &path = GetParam();
+  const std::string name = path.filename().string();
+  const std::string text = read_file(path);
+  const CheckedFile &file = checked(path);
+  std::vector<Expectation> expected = read_expectations(text);
+  std::vector<bool> used(file.diagnostics.size(), false);
+  for (const Expectation &e : expected) {
+    bool found = false;
+    std::string near;
+    for (size_t i = 0; i < file.diagnostics.size(); ++i) {
+      const Diagnostic &d = file.diagnostics[i];
+      if (used[i] || d.range.begin.line + 1 != e.line || d.code != e.code)
+        continue;
+      const std::string why = fact_mismatch(d, e.facts);
+      if (!why.empty()) {
+        near += "\n  " + d.message + ":" + why;
+        continue;
+      }
+      used[i] = found = true;
+      break;
+    }
+    EXPECT_TRUE(found) << name << ":" << e.line << ": expected " << e.code << near;
+  }
+  for (size_t i = 0; i < file.diagnostics.size(); ++i)
+    if (!used[i]) {
+      const Diagnostic &d = file.diagnostics[i];
+      ADD_FAILURE() << name << ":" << d.range.begin.line + 1 << ": unexpected " << d.code << " "
+                    << d.message;
+    }
+}
+
+TEST_P(CorpusTest, EveryCounterexampleReplays) {
+  const fs::path &path = GetParam();
+  const std::string name = path.filename().string();
+  const CheckedFile &file = checked(path);
+  for (const Diagnostic &d : file.diagnostics) {
+    if (!is_checker_code(d.code) || d.code == codes::kUnproven)
+      continue;
+    ASSERT_TRUE(d.data.is_object()) << d.message;
+    for (const char *key : {"kind", "check", "kernel", "sizes", "program_point", "fixes"})
+      EXPECT_TRUE(d.data.contains(key)) << name << ": " << d.message << " has no " << key;
+    if (d.data.contains("origin")) {
+      EXPECT_FALSE(d.related.empty()) << d.message;
+    }
+    EXPECT_TRUE(check::replay(file, d.data["kernel"].get<std::string>(), d.data))
+        << name << ":" << d.range.begin.line + 1 << ": the counterexample of '" << d.message
+        << "' does not replay: " << d.data.dump();
+  }
+}
+
+TEST_P(CorpusTest, EveryListedFixRemovesItsViolation) {
+  const fs::path &path = GetParam();
+  const std::string name = path.filename().string();
+  const CheckedFile &file = checked(path);
+  for (const Diagnostic &d : file.diagnostics) {
+    if (!d.data.is_object() || !d.data.contains("fixes"))
+      continue;
+    for (const auto &fix : d.data["fixes"]) {
+      auto edits = check::fix_edits(file, d.data, fix.get<std::string>());
+      ASSERT_TRUE(edits.has_value()) << fix << " of " << d.message << " has no edits";
+      const std::string fixed = check::apply_edits(file.source->text(), *edits, *file.source);
+      const CheckedFile after = check_source(name, fixed);
+      auto count = [&](const CheckedFile &f) {
+        return std::count_if(f.diagnostics.begin(), f.diagnostics.end(),
+                             [&](const Diagnostic &x) { return x.code == d.code; });
+      };
+      EXPECT_LT(count(after), count(file)) << name << ": " << fix << " did not help:\n" << fixed;
+      for (const Diagnostic &x : after.diagnostics)
+        EXPECT_FALSE(x.code.rfind("E0", 0) == 0 && !is_checker_code(x.code))
+            << fix << " broke the file: " << x.message;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, ::testing::ValuesIn(corpus_files()),
+                         [](const ::testing::TestParamInfo<fs::path> &info) {
+                           std::string n = info.param.stem().string();
+                           for (char &c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return n;
+                         });
+
+// Every rule: a corpus kernel that violates it (a marker with its code) and
+// one that exercises the same construct correctly (no diagnostic of that code).
+TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
+  const std::map<std::string, std::string> positive = {
+      {"E0901", "tiled_ok.argus"},          // assert_tag, stores into tagged C
+      {"E0902", "tiled_ok.argus"},          // both barriers present
+      {"E0903", "row_sums_ok.argus"},       // bounds proved for all sizes
+      {"E0904", "tiled_ok.argus"},          // the whole tile is copied
+      {"E0905", "tiled_ok.argus"},          // barriers outside thread-dependent code
+      {"E0906", "mma_ok.argus"},            // async_wait before the reads
+      {"E0907", "tiled_ok.argus"},          // assert_covered holds
+      {"E0908", "copy_vector_ok.argus"},    // assert_covered holds
+      {"W0901", "tiled_ok.argus"},          // the same assumption in translatable form
+      {"W0902", "tiled_ok.argus"},          // padded rows
+      {"W0903", "copy_vector_ok.argus"},    // coalesced copy
+      {"W0904", "copy_vector_ok.argus"},    // 16-byte views
+      {"W0905", "fragment_hoisted.argus"},  // the fragment loaded once
+  };
+  std::set<std::string> negative;
+  for (const fs::path &p : corpus_files())
+    for (const Expectation &e : read_expectations(read_file(p)))
+      negative.insert(e.code);
+  for (const codes::CodeInfo &info : codes::all_codes()) {
+    const std::string code(info.code);
+    if (!is_checker_code(code))
+      continue;
+    EXPECT_TRUE(negative.count(code)) << code << " has no violating kernel in the corpus";
+    auto it = positive.find(code);
+    ASSERT_NE(it, positive.end()) << code << " has no correct kernel named";
+    const fs::path path = kSourceDir / "tests" / "checker" / "corpus" / it->second;
+    const CheckedFile file = check_source(it->second, read_file(path));
+    EXPECT_FALSE(file.has_errors()) << it->second;
+    for (const Diagnostic &d : file.diagnostics)
+      EXPECT_NE(d.code, code) << it->second << ": " << d.message;
+  }
+}
+
+// The examples carry tags and assertions, and check without errors.
+TEST(ExamplesTest, ExamplesAreTaggedAndCheckClean) {
+  for (const auto &e : fs::directory_iterator(kSourceDir / "examples")) {
+    if (e.path().extension() != ".argus")
+      continue;
+    const std::string text = read_file(e.path());
+    EXPECT_NE(text.find("tag("), std::string::npos) << e.path();
+    EXPECT_NE(text.find("assert_"), std::string::npos) << e.path();
+    const CheckedFile file = check_source(e.path().filename().string(), text);
+    for (const Diagnostic &d : file.diagnostics)
+      EXPECT_NE(d.severity, Severity::Error) << e.path().filename() << ": " << d.message;
+  }
+}
+
+} // namespace
+} // namespace argus
