@@ -398,6 +398,8 @@ Value Machine::read_view(const View &v, const Mask &m, const Range &at) {
     lint_shared_access(v, m, at, n * dtype_bytes(v.dtype));
   else if (b.space == MemorySpace::Global)
     lint_global_access(v, m, at, false);
+  if (local_fast_path(v))
+    return read_local(v, m, at, std::move(out));
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)])
       continue;
@@ -413,9 +415,100 @@ Value Machine::read_view(const View &v, const Mask &m, const Range &at) {
   return out;
 }
 
+// Local (register) arrays of the view's own dtype, unswizzled: each thread
+// has its own cells and no races, so accesses skip the general path.
+bool Machine::local_fast_path(const View &v) const {
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  return b.space == MemorySpace::Local && !b.swizzle && dtype_bytes(v.dtype) == b.cell_bytes;
+}
+
+std::vector<int64_t> Machine::element_cells(const View &v) const {
+  const int64_t n = v.elements();
+  std::vector<int64_t> out(static_cast<size_t>(n), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t rest = e, off = 0;
+    for (size_t i = v.shape.size(); i-- > 0;) {
+      off += (rest % v.shape[i]) * v.strides[i];
+      rest /= v.shape[i];
+    }
+    out[static_cast<size_t>(e)] = off;
+  }
+  return out;
+}
+
+Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value out) {
+  Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const auto cells = element_cells(v);
+  const int64_t n = static_cast<int64_t>(cells.size());
+  const int64_t eb = b.cell_bytes;
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)] || (!v.bad.empty() && v.bad[static_cast<size_t>(lane)]))
+      continue;
+    const int64_t base = v.offset[static_cast<size_t>(lane)] / eb;
+    Cell *row = b.data.data() + lane * b.cells;
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t idx = base + cells[static_cast<size_t>(e)];
+      if (idx < 0 || idx >= b.cells) {
+        Tag t;
+        int64_t value = 0;
+        read_element(v, lane, e, at, t, value); // reports the bounds violation
+        continue;
+      }
+      const Cell &c = row[idx];
+      Tag &t = out.tags[static_cast<size_t>(lane * n + e)];
+      t = c.tag;
+      out.ints[static_cast<size_t>(lane * n + e)] = c.value;
+      if (!c.initialized) {
+        t.poison = true;
+        if (should_report("uninitialized-read", at)) {
+          Where w;
+          w.lane = lane;
+          w.range = at;
+          w.tensor = b.name;
+          w.coord = cell_coords(b, idx);
+          report("uninitialized-read", "initialized", w,
+                 "read of " + b.name + " element never written by this thread");
+        }
+      }
+    }
+  }
+  return out;
+}
+
 void Machine::write_view(const View &v, const Value &data, const Mask &m, const Range &at) {
   const int64_t n = v.elements();
   const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  if (local_fast_path(v) && b.declared.empty() && data.elems >= 1) {
+    Buffer &lb = buffers_[static_cast<size_t>(v.buffer)];
+    const auto cells = element_cells(v);
+    const int32_t site = site_of(at);
+    for (int64_t lane = 0; lane < lanes_; ++lane) {
+      if (!m[static_cast<size_t>(lane)] || (!v.bad.empty() && v.bad[static_cast<size_t>(lane)]))
+        continue;
+      const int64_t base = v.offset[static_cast<size_t>(lane)] / lb.cell_bytes;
+      Cell *row = lb.data.data() + lane * lb.cells;
+      for (int64_t e = 0; e < n; ++e) {
+        const int64_t idx = base + cells[static_cast<size_t>(e)];
+        const int src = data.elems == n ? static_cast<int>(e) : 0;
+        if (idx < 0 || idx >= lb.cells) {
+          write_element(v, lane, e, at, data.tag_at(static_cast<size_t>(lane), src),
+                        data.at(static_cast<size_t>(lane), src)); // reports it
+          continue;
+        }
+        Cell &c = row[idx];
+        const Tag *t = data.tag_at(static_cast<size_t>(lane), src);
+        c.tag = t ? *t : Tag{};
+        c.tag.origin = site;
+        c.value = data.at(static_cast<size_t>(lane), src);
+        c.initialized = true;
+        c.writer = static_cast<int32_t>(lane);
+        c.write_site = site;
+        c.writes += 1;
+        c.version += 1;
+      }
+    }
+    return;
+  }
   if (b.space == MemorySpace::Shared)
     lint_shared_access(v, m, at, n * dtype_bytes(v.dtype));
   else if (b.space == MemorySpace::Global)

@@ -256,6 +256,9 @@ public:
                   int64_t value, bool async_landing);
   int64_t element_byte_offset(const View &v, int64_t lane, int64_t element) const;
   Value read_view(const View &v, const Mask &m, const Range &at);
+  bool local_fast_path(const View &v) const;
+  std::vector<int64_t> element_cells(const View &v) const; // element → cell offset
+  Value read_local(const View &v, const Mask &m, const Range &at, Value out);
   void write_view(const View &v, const Value &data, const Mask &m, const Range &at);
 
   // Violations (report.cpp).

@@ -1,0 +1,235 @@
+// The checker's machinery beyond the corpus markers: both proof paths agree,
+// replay rejects what did not happen, the per-kernel cache, time limits.
+#include "argus/dsl/checker.h"
+#include "argus/dsl/codes.h"
+#include "argus/dsl/frontend.h"
+#include "machine.h"
+#include "symbolic.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace argus {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSourceDir = ARGUS_SOURCE_DIR;
+
+std::string read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+CheckedFile front_end(const std::string &name, const std::string &text) {
+  FrontendOptions o;
+  o.invariants = false;
+  return check_source(name, text, o);
+}
+
+std::vector<fs::path> kernels_to_compare() {
+  std::vector<fs::path> files;
+  for (const char *dir : {"tests/checker/corpus", "examples"})
+    for (const auto &e : fs::directory_iterator(kSourceDir / dir))
+      if (e.path().extension() == ".argus")
+        files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The exhaustive path (the interpreter at a size instance) and the Z3 path
+// (every provable index at the same sizes) give the same bounds verdicts.
+class VerdictTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(VerdictTest, InterpreterAndZ3AgreeOnBoundsAtEachInstance) {
+  const CheckedFile file = front_end(GetParam().filename().string(), read_file(GetParam()));
+  ASSERT_FALSE(file.has_errors());
+  check::CheckerOptions options;
+  options.symbolic = false;
+  options.fixes = false;
+  options.lints = false;
+  size_t compared = 0;
+  for (const check::KernelReport &report : check::check_kernels(file, options)) {
+    const sema::FunctionInfo *kernel = file.sema->function_info(report.kernel);
+    ASSERT_NE(kernel, nullptr);
+    for (const auto &sizes : report.instances) {
+      const auto z3 = check::detail::bounds_verdicts_at(file, *kernel, sizes, 10000);
+      check::detail::Machine machine(file, *kernel, options);
+      machine.run(sizes);
+      std::set<std::pair<uint32_t, uint32_t>> concrete;
+      for (const check::Violation &v : machine.take_violations())
+        if (v.kind == "out-of-bounds")
+          concrete.insert({v.range.begin.line, v.range.begin.column});
+      for (const auto &[site, bad] : z3) {
+        ++compared;
+        EXPECT_EQ(bad, concrete.count(site) > 0)
+            << GetParam().filename() << ":" << site.first + 1 << ":" << site.second + 1
+            << ": Z3 says " << (bad ? "out of bounds" : "in bounds") << " at "
+            << nlohmann::json(sizes).dump();
+      }
+    }
+  }
+  // Every file of the corpus and the examples indexes global tensors in closed form.
+  EXPECT_GT(compared, 0u) << GetParam().filename();
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, VerdictTest, ::testing::ValuesIn(kernels_to_compare()),
+                         [](const ::testing::TestParamInfo<fs::path> &info) {
+                           std::string n = info.param.stem().string();
+                           for (char &c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return n;
+                         });
+
+const char *kRace = "THREADS = 64\n"
+                    "@kernel(grid=1, block=THREADS)\n"
+                    "def racy(X: Tensor((THREADS,), f32), Y: Tensor((THREADS,), f32)):\n"
+                    "    s = make_shared((THREADS,), f32)\n"
+                    "    t = thread_id()\n"
+                    "    s[t] = X[t]\n"
+                    "    Y[t] = s[(t + 1) % THREADS]\n";
+
+TEST(ReplayTest, ACounterexampleReplaysAndATamperedOneDoesNot) {
+  const CheckedFile file = check_source("racy.argus", kRace);
+  ASSERT_EQ(file.diagnostics.size(), 1u);
+  const Diagnostic &d = file.diagnostics[0];
+  EXPECT_EQ(d.code, codes::kDataRace);
+  EXPECT_EQ(d.range.begin.line, 6u);
+  EXPECT_EQ(d.data["thread"]["thread"][0], 0);
+  EXPECT_EQ(d.data["other_thread"]["thread"][0], 1);
+  EXPECT_TRUE(check::replay(file, "racy", d.data));
+  nlohmann::json other_thread = d.data;
+  other_thread["thread"]["thread"][0] = 5; // thread 0 is the first that races
+  EXPECT_FALSE(check::replay(file, "racy", other_thread));
+  nlohmann::json other_place = d.data;
+  other_place["program_point"]["line"] = 5;
+  EXPECT_FALSE(check::replay(file, "racy", other_place));
+  nlohmann::json other_kind = d.data;
+  other_kind["kind"] = "out-of-bounds";
+  EXPECT_FALSE(check::replay(file, "racy", other_kind));
+  EXPECT_FALSE(check::replay(file, "no_such_kernel", d.data));
+  EXPECT_FALSE(check::replay(file, "racy", nlohmann::json::array()));
+}
+
+TEST(ReplayTest, TheBarrierFixIsTheInsertedSyncthreads) {
+  const CheckedFile file = check_source("racy.argus", kRace);
+  ASSERT_EQ(file.diagnostics.size(), 1u);
+  auto edits = check::fix_edits(file, file.diagnostics[0].data, "argus.fix.insert-barrier");
+  ASSERT_TRUE(edits.has_value());
+  const std::string fixed = check::apply_edits(file.source->text(), *edits, *file.source);
+  EXPECT_NE(fixed.find("    s[t] = X[t]\n    syncthreads()\n    Y[t] = s[(t + 1) % THREADS]\n"),
+            std::string::npos)
+      << fixed;
+  EXPECT_TRUE(check_source("racy.argus", fixed).diagnostics.empty());
+  EXPECT_FALSE(check::fix_edits(file, file.diagnostics[0].data, "argus.fix.no-such").has_value());
+}
+
+const char *kTwoKernels = "@kernel(grid=1, block=32)\n"
+                          "def first(X: Tensor((32,), f32)):\n"
+                          "    X[thread_id()] = 1.0\n"
+                          "\n"
+                          "@kernel(grid=1, block=32)\n"
+                          "def second(X: Tensor((32,), f32)):\n"
+                          "    X[thread_id()] = 2.0\n";
+
+TEST(CacheTest, AnUnchangedKernelIsNotReCheckedAndAnEditedOneIs) {
+  check::CheckCache cache;
+  check::CheckerOptions options;
+  const CheckedFile a = front_end("two.argus", kTwoKernels);
+  auto first = check::check_kernels(a, options, &cache);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_FALSE(first[0].from_cache);
+  EXPECT_FALSE(first[1].from_cache);
+  EXPECT_EQ(cache.size(), 2u);
+  // Editing `second` (and moving `first` down a line) re-checks `second` only.
+  std::string edited = std::string("# a comment\n") + kTwoKernels;
+  edited.replace(edited.find("2.0"), 3, "3.0");
+  const CheckedFile b = front_end("two.argus", edited);
+  auto second = check::check_kernels(b, options, &cache);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_TRUE(second[0].from_cache);
+  EXPECT_FALSE(second[1].from_cache);
+  // A cached report still points at the right place: first's text did not change.
+  EXPECT_EQ(second[0].instances, first[0].instances);
+}
+
+TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
+  check::CheckCache cache;
+  const CheckedFile a = front_end("two.argus", kTwoKernels);
+  check::CheckerOptions options;
+  check::check_kernels(a, options, &cache);
+  options.unroll_bound = 8;
+  auto again = check::check_kernels(a, options, &cache);
+  EXPECT_FALSE(again[0].from_cache);
+  EXPECT_EQ(cache.size(), 4u);
+}
+
+// A query Z3 cannot settle (no positive cubes with a^3 + b^3 = c^3, which it
+// cannot prove) becomes W0901 within the time limit, never silence.
+TEST(TimeLimitTest, AnUndecidedAssumptionIsAWarningWithinTheLimit) {
+  const std::string text = "@kernel(grid=1, block=32)\n"
+                           "def fermat(X: Tensor((N,), f32), A: i32, B: i32, N: i32):\n"
+                           "    assume(A * A * A + B * B * B == N * N * N)\n"
+                           "    if thread_id() < N:\n"
+                           "        X[thread_id()] = 0.0\n";
+  FrontendOptions o;
+  o.checker.query_timeout_ms = 200;
+  const auto start = std::chrono::steady_clock::now();
+  const CheckedFile file = check_source("fermat.argus", text, o);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  ASSERT_FALSE(file.diagnostics.empty());
+  bool warned = false;
+  for (const Diagnostic &d : file.diagnostics) {
+    EXPECT_EQ(d.code, codes::kUnproven) << d.message;
+    warned = warned || d.message.find("within 200 ms") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+  // Generous: a handful of queries of 200 ms each, not Z3's unbounded search.
+  EXPECT_LT(ms, 20000);
+}
+
+TEST(LoopBoundTest, LoopsPastTheBoundAreReported) {
+  const std::string text = "@kernel(grid=1, block=32)\n"
+                           "def long_loop(X: Tensor((32, 1000), f32)):\n"
+                           "    for k in range(0, 1000):\n"
+                           "        X[thread_id(), k] = 0.0\n";
+  check::CheckerOptions options;
+  options.unroll_bound = 100;
+  options.lints = false;
+  const CheckedFile file = front_end("loop.argus", text);
+  auto reports = check::check_kernels(file, options);
+  ASSERT_EQ(reports.size(), 1u);
+  ASSERT_EQ(reports[0].bounded_loops.size(), 1u);
+  EXPECT_EQ(reports[0].bounded_loops[0], "line 3: k (first 100 iterations)");
+  EXPECT_GT(reports[0].proofs, 0); // the index is still proved for every k by Z3
+}
+
+TEST(BadInputTest, FilesWithFrontEndErrorsAreNotChecked) {
+  const CheckedFile file = check_source("bad.argus", "@kernel(grid=1, block=32)\n"
+                                                     "def k(X: Tensor((32,), f32)):\n"
+                                                     "    X[0] = nope\n");
+  for (const Diagnostic &d : file.diagnostics)
+    EXPECT_NE(d.code.substr(0, 3), "E09") << d.message;
+  EXPECT_TRUE(check::check_kernels(file, check::CheckerOptions{}).empty());
+}
+
+TEST(BadInputTest, UnsatisfiableAssumptionsSayNothingWasChecked) {
+  const CheckedFile file = check_source("never.argus", "@kernel(grid=1, block=32)\n"
+                                                       "def k(X: Tensor((N,), f32), N: i32):\n"
+                                                       "    assume(N > 10, N < 5)\n"
+                                                       "    X[thread_id()] = 0.0\n");
+  ASSERT_EQ(file.diagnostics.size(), 1u);
+  EXPECT_EQ(file.diagnostics[0].code, codes::kUnproven);
+  EXPECT_NE(file.diagnostics[0].message.find("no sizes satisfy"), std::string::npos);
+}
+
+} // namespace
+} // namespace argus
