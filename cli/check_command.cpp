@@ -19,7 +19,10 @@ const std::string_view kCheckSummary = "Check .argus files and print their diagn
 const std::string_view kCheckHelp = R"(Usage: argus check [options] FILE...
 
 Runs the Argus front end on each FILE (syntax, the Argus subset, names, types,
-shapes, kernel declarations) and prints its diagnostics. Writes no files.
+shapes, kernel declarations), then the data-flow invariant checker on files
+without front-end errors (tags, tag assertions, races, bounds, barriers, async
+copies, coverage, performance lints; docs/checker.md), and prints the
+diagnostics with their counterexamples. Writes no files.
 
 Options:
   --format=text|json       text (default): clang-style, `file:line:col: error: ...`
@@ -35,6 +38,12 @@ Options:
                            is a terminal and NO_COLOR is not set.
   --max-file-size=BYTES    Refuse larger files with E0003 (default 4M; K, M and G
                            suffixes are binary).
+  --invariants=on|off      Run the invariant checker (default on).
+  --lints=on|off           Report the performance lints W0902-W0905 (default on).
+  --unroll-bound=N         Iterations of one loop the checker executes per thread
+                           before it stops and reports the loop as bounded (256).
+  --query-timeout-ms=N     Z3's time limit per query; an undecided query is W0901
+                           (default 2000).
   --list-codes             Print every diagnostic code with its title, then exit.
   -h, --help               Print this help, then exit.
 
@@ -67,6 +76,8 @@ constexpr OptionSpec kOptionSpecs[] = {
     {"--format", true},      {"--position-encoding", true},
     {"--color", true},       {"--max-file-size", true},
     {"--list-codes", false}, {"--help", false},
+    {"--invariants", true},  {"--lints", true},
+    {"--unroll-bound", true}, {"--query-timeout-ms", true},
     {"-h", false},
 };
 
@@ -113,6 +124,26 @@ std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::
                         "' (expected a positive byte count such as 4194304 or 4M)"};
     }
     result.frontend.max_file_bytes = static_cast<size_t>(*bytes);
+  }
+  for (const char *flag : {"--invariants", "--lints"}) {
+    if (const std::string *v = options.last(flag)) {
+      if (*v != "on" && *v != "off")
+        return UsageError{"invalid " + std::string(flag) + " '" + *v + "' (expected on or off)"};
+      (std::string_view(flag) == "--invariants" ? result.frontend.invariants
+                                                : result.frontend.checker.lints) = *v == "on";
+    }
+  }
+  if (const std::string *n = options.last("--unroll-bound")) {
+    const auto v = parse_byte_count(*n);
+    if (!v || *v == 0 || *v > (1u << 20) || n->find_first_not_of("0123456789") != std::string::npos)
+      return UsageError{"invalid --unroll-bound '" + *n + "' (expected 1 to 1048576)"};
+    result.frontend.checker.unroll_bound = static_cast<int64_t>(*v);
+  }
+  if (const std::string *n = options.last("--query-timeout-ms")) {
+    const auto v = parse_byte_count(*n);
+    if (!v || *v == 0 || *v > 600000 || n->find_first_not_of("0123456789") != std::string::npos)
+      return UsageError{"invalid --query-timeout-ms '" + *n + "' (expected 1 to 600000)"};
+    result.frontend.checker.query_timeout_ms = static_cast<unsigned>(*v);
   }
   if (!result.help && !result.list_codes && result.files.empty())
     return UsageError{"no input files"};

@@ -117,6 +117,23 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       if (std::find(report.bounded_loops.begin(), report.bounded_loops.end(), b) ==
           report.bounded_loops.end())
         report.bounded_loops.push_back(b);
+    for (const auto &[range, name] : machine.bounded_loop_sites()) {
+      const auto key = std::make_pair(std::string("unproven"),
+                                      std::make_pair(range.begin.line, range.begin.column));
+      if (!seen.insert(key).second)
+        continue;
+      Violation v;
+      v.kind = "unproven";
+      v.check = "loop-bound";
+      v.range = range;
+      v.warning = true;
+      v.message = "the checker ran the first " + std::to_string(options.unroll_bound) +
+                  " iterations of this loop (" + name + ") and skipped the rest: later "
+                  "iterations are not checked (--unroll-bound)";
+      v.data = {{"kind", "unproven"}, {"check", "loop-bound"}, {"kernel", report.kernel},
+                {"sizes", sizes}, {"fixes", nlohmann::json::array()}};
+      report.violations.push_back(std::move(v));
+    }
     for (Violation &v : machine.take_violations()) {
       const auto key =
           std::make_pair(v.kind, std::make_pair(v.range.begin.line, v.range.begin.column));

@@ -187,6 +187,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
       bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) + ": " +
                                s.target->name + " (first " +
                                std::to_string(options_.unroll_bound) + " iterations)");
+      bounded_loop_sites_.emplace_back(s.target->range, s.target->name);
       break;
     }
     loops_.back().iteration = iteration;
@@ -209,6 +210,7 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
       bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) +
                                ": while (first " + std::to_string(options_.unroll_bound) +
                                " iterations)");
+      bounded_loop_sites_.emplace_back(s.range, "while");
       break;
     }
     Value c = data(*s.value, active);

@@ -181,6 +181,9 @@ public:
 
   std::vector<Violation> take_violations() { return std::move(violations_); }
   const std::vector<std::string> &bounded_loops() const { return bounded_loops_; }
+  const std::vector<std::pair<Range, std::string>> &bounded_loop_sites() const {
+    return bounded_loop_sites_;
+  }
   int64_t blocks_run() const { return blocks_run_; }
 
   // --- shared by the parts (public for the parts' free functions) ---
@@ -224,6 +227,7 @@ public:
   std::vector<Violation> violations_;
   std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
   std::vector<std::string> bounded_loops_;
+  std::vector<std::pair<Range, std::string>> bounded_loop_sites_;
   std::set<std::string> lint_sites_;
   // Re-load lint: (site, thread, cell) → version last loaded.
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> loads_;

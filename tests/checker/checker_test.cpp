@@ -210,6 +210,11 @@ TEST(LoopBoundTest, LoopsPastTheBoundAreReported) {
   ASSERT_EQ(reports[0].bounded_loops.size(), 1u);
   EXPECT_EQ(reports[0].bounded_loops[0], "line 3: k (first 100 iterations)");
   EXPECT_GT(reports[0].proofs, 0); // the index is still proved for every k by Z3
+  // ... and the cut is a warning at the loop variable, not silence.
+  bool warned = false;
+  for (const check::Violation &v : reports[0].violations)
+    warned = warned || (v.kind == "unproven" && v.check == "loop-bound" && v.range.begin.line == 2);
+  EXPECT_TRUE(warned);
 }
 
 TEST(BadInputTest, FilesWithFrontEndErrorsAreNotChecked) {

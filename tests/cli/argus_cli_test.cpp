@@ -78,7 +78,9 @@ TEST_F(CliUsageTest, BadOptionValuesExitTwo) {
   write_file("k.argus", kValidKernel);
   for (const std::string option :
        {"--format=xml", "--position-encoding=utf-7", "--color=sometimes", "--max-file-size=abc",
-        "--max-file-size=0", "--max-file-size=99999999999999999999", "--help=yes"}) {
+        "--max-file-size=0", "--max-file-size=99999999999999999999", "--help=yes",
+        "--invariants=maybe", "--lints=1", "--unroll-bound=0", "--unroll-bound=12x",
+        "--query-timeout-ms=-5", "--query-timeout-ms=999999999"}) {
     const ProcessResult result = argus({"check", option, "k.argus"});
     ASSERT_TRUE(ran_cleanly(result));
     EXPECT_EQ(result.exit_code, 2) << option;
@@ -587,8 +589,10 @@ TEST_F(CliTextTest, WarningsOnlyExitZero) {
   write_file("w.argus", "@kernel(grid=1, block=32)\n"
                         "def spin(X: Tensor((32,), f32)):\n"
                         "    if thread_id() == 0:\n"
-                        "        while X[0] > 0.0:\n"
-                        "            X[0] = X[0] - 1.0\n");
+                        "        i = 0\n"
+                        "        while i < 4:\n"
+                        "            X[8 * i] = 0.0\n"
+                        "            i += 1\n");
   const ProcessResult result = argus({"check", "w.argus"});
   ASSERT_TRUE(ran_cleanly(result));
   EXPECT_EQ(result.exit_code, 0) << result.out;
@@ -638,6 +642,50 @@ TEST_F(CliTextTest, ColorsFollowTheTerminalNoColorAndTheOption) {
   EXPECT_FALSE(has_color("", true, "1"));
   EXPECT_TRUE(has_color("", true, "")); // an empty NO_COLOR does not count (no-color.org)
   EXPECT_FALSE(has_color("--color=never", true, nullptr));
+}
+
+
+// [needs the checker] a race: text with the counterexample and the note, JSON
+// with the structured data, and --invariants=off for the front end alone.
+const char *kRacyKernel = "@kernel(grid=1, block=64)\n"
+                          "def racy(X: Tensor((64,), f32), Y: Tensor((64,), f32)):\n"
+                          "    s = make_shared((64,), f32)\n"
+                          "    t = thread_id()\n"
+                          "    s[t] = X[t]\n"
+                          "    Y[t] = s[(t + 1) % 64]\n";
+
+TEST_F(CliTextTest, ViolationsPrintTheirCounterexampleAndWriteSite) {
+  write_file("racy.argus", kRacyKernel);
+  const ProcessResult result = argus({"check", "racy.argus"});
+  ASSERT_TRUE(ran_cleanly(result));
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_EQ(codes_in_text(result.out), std::vector<std::string>{"E0902"}) << result.out;
+  EXPECT_NE(result.out.find("racy.argus:6:12: error: data race on s: read here, written by block "
+                            "(0,0), thread 1 with no syncthreads() between (block (0,0), thread 0)"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("racy.argus:5:5: note: written here"), std::string::npos) << result.out;
+  const ProcessResult off = argus({"check", "--invariants=off", "racy.argus"});
+  EXPECT_EQ(off.exit_code, 0) << off.out;
+  EXPECT_EQ(off.out, "");
+}
+
+TEST_F(CliJsonTest, ViolationsCarryTheirCounterexampleAsData) {
+  write_file("racy.argus", kRacyKernel);
+  const ProcessResult result = argus({"check", "--format=json", "racy.argus"});
+  ASSERT_TRUE(ran_cleanly(result));
+  nlohmann::json document;
+  ASSERT_NO_THROW(document = nlohmann::json::parse(result.out)) << result.out;
+  const nlohmann::json &d = document["files"][0]["diagnostics"].at(0);
+  EXPECT_EQ(d["code"], "E0902");
+  EXPECT_EQ(d["data"]["kind"], "race");
+  EXPECT_EQ(d["data"]["thread"]["thread"], nlohmann::json({0, 0, 0}));
+  EXPECT_EQ(d["data"]["other_thread"]["thread"], nlohmann::json({1, 0, 0}));
+  EXPECT_EQ(d["data"]["element"]["tensor"], "s");
+  EXPECT_EQ(d["data"]["fixes"], nlohmann::json({"argus.fix.insert-barrier"}));
+  ASSERT_EQ(d["relatedInformation"].size(), 1u);
+  EXPECT_EQ(d["relatedInformation"][0]["message"], "written here");
+  EXPECT_EQ(d["relatedInformation"][0]["location"]["range"]["start"]["line"], 4);
 }
 
 } // namespace
