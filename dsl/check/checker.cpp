@@ -42,6 +42,7 @@ uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
     h = fnv1a(text_of(*file.source, c.range), h);
   h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
                 std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +
+                std::to_string(options.max_steps) + "/" + std::to_string(options.max_block_cells) +
                 std::to_string(options.lints) + "/" + std::to_string(options.max_global_cells),
             h);
   for (const auto &inst : options.forced_instances)

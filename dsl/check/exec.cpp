@@ -28,7 +28,7 @@ bool is_value_access(const View &v) {
 
 void Machine::exec_body(const std::vector<ast::StmtPtr> &body, Mask &m) {
   for (const auto &s : body) {
-    if (!any(m))
+    if (stopped_ || !any(m))
       return;
     exec(*s, m);
   }
@@ -66,6 +66,14 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
 }
 
 void Machine::exec(const Stmt &s, Mask &m) {
+  if (stopped_)
+    return;
+  if (++steps_ > options_.max_steps) {
+    stop("the checker stopped after " + std::to_string(options_.max_steps) +
+             " statements at these sizes: what follows is not checked",
+         s.range);
+    return;
+  }
   const ast::Stmt *saved = current_stmt_;
   current_stmt_ = &s;
   stmt_stack_.push_back(&s);
@@ -173,7 +181,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
   Value current = start;
   current.tags.clear();
   loops_.push_back(LoopFrame{s.target->name, var, s.range, 0});
-  for (int64_t iteration = 0;; ++iteration) {
+  for (int64_t iteration = 0; !stopped_; ++iteration) {
     Mask active(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i) {
       if (!m[i])
@@ -205,7 +213,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
 
 void Machine::while_loop(const Stmt &s, Mask &m) {
   Mask active = m;
-  for (int64_t iteration = 0; any(active); ++iteration) {
+  for (int64_t iteration = 0; any(active) && !stopped_; ++iteration) {
     if (iteration >= options_.unroll_bound) {
       bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) +
                                ": while (first " + std::to_string(options_.unroll_bound) +

@@ -133,9 +133,28 @@ std::array<int64_t, 3> Machine::thread_coord(int64_t lane) const {
           lane / (block_dim_[0] * block_dim_[1])};
 }
 
+void Machine::stop(const std::string &why, const Range &at) {
+  if (stopped_)
+    return;
+  stopped_ = true;
+  Where w;
+  w.range = at;
+  Violation &v = report("unproven", "budget", w, why, true);
+  v.data["thread"] = nullptr;
+}
+
 int Machine::new_buffer(Buffer b) {
   b.cell_bytes = dtype_bytes(b.dtype);
   const int64_t copies = b.space == MemorySpace::Local ? lanes_ : 1;
+  if (b.space != MemorySpace::Global) {
+    block_cells_ += b.cells * copies;
+    if (b.cells < 0 || block_cells_ > options_.max_block_cells) {
+      stop("the checker stopped: the shared and local tensors of one block hold more than " +
+               std::to_string(options_.max_block_cells) + " elements",
+           current_stmt_ ? current_stmt_->range : kernel_.function->name_range);
+      b.cells = 0;
+    }
+  }
   b.data.assign(static_cast<size_t>(b.cells * copies), Cell{});
   buffers_.push_back(std::move(b));
   return static_cast<int>(buffers_.size() - 1);
@@ -532,6 +551,7 @@ void Machine::start_block() {
       continue;
     std::fill(b.data.begin(), b.data.end(), Cell{});
   }
+  block_cells_ = 0;
   open_group_.assign(static_cast<size_t>(lanes_), {});
   committed_.assign(static_cast<size_t>(lanes_), {});
   loads_.clear();

@@ -212,6 +212,10 @@ public:
   std::map<std::pair<uint32_t, uint32_t>, int32_t> site_ids_;
   std::vector<LoopFrame> loops_;
   int64_t epoch_ = 0;
+  int64_t steps_ = 0;
+  int64_t block_cells_ = 0;
+  bool stopped_ = false; // a budget ran out: nothing more is executed
+  void stop(const std::string &why, const Range &at);
   int32_t current_site_ = -1; // the access being executed (reader site)
   int64_t blocks_run_ = 0;
   const ast::Stmt *current_stmt_ = nullptr;

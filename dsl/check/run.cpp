@@ -124,6 +124,8 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
           blocks.push_back({x, y, z});
   }
   for (const auto &blk : blocks) {
+    if (stopped_)
+      break;
     block_ = blk;
     block_linear_ = blk[0] + grid_dim_[0] * (blk[1] + grid_dim_[1] * blk[2]);
     buffers_.resize(global_buffers);
@@ -134,7 +136,7 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     exec_body(fn.body, m);
     ++blocks_run_;
   }
-  if (!only_block)
+  if (!only_block && !stopped_)
     check_coverage(all_blocks);
 }
 

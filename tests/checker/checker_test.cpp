@@ -217,6 +217,39 @@ TEST(LoopBoundTest, LoopsPastTheBoundAreReported) {
   EXPECT_TRUE(warned);
 }
 
+TEST(BadInputTest, NestedLongLoopsStopAtTheStepBudgetInsteadOfHanging) {
+  const std::string text = "@kernel(grid=1, block=32)\n"
+                           "def deep(X: Tensor((32,), f32)):\n"
+                           "    for a in range(0, 1000):\n"
+                           "        for b in range(0, 1000):\n"
+                           "            for c in range(0, 1000):\n"
+                           "                X[thread_id()] = 1.0\n";
+  FrontendOptions o;
+  o.checker.max_steps = 100000;
+  const auto start = std::chrono::steady_clock::now();
+  const CheckedFile file = check_source("deep.argus", text, o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  bool stopped = false;
+  for (const Diagnostic &d : file.diagnostics)
+    stopped = stopped || (d.code == codes::kUnproven &&
+                          d.message.find("stopped after 100000 statements") != std::string::npos);
+  EXPECT_TRUE(stopped);
+}
+
+TEST(BadInputTest, HugeLocalArraysStopTheCheckerInsteadOfExhaustingMemory) {
+  const std::string text = "@kernel(grid=1, block=1024)\n"
+                           "def big(X: Tensor((1024,), f32)):\n"
+                           "    frag = make_local((65536,), f32)\n"
+                           "    frag[0] = X[thread_id()]\n"
+                           "    X[thread_id()] = frag[0]\n";
+  const CheckedFile file = check_source("big.argus", text);
+  bool stopped = false;
+  for (const Diagnostic &d : file.diagnostics)
+    stopped = stopped || (d.code == codes::kUnproven &&
+                          d.message.find("hold more than") != std::string::npos);
+  EXPECT_TRUE(stopped);
+}
+
 TEST(BadInputTest, FilesWithFrontEndErrorsAreNotChecked) {
   const CheckedFile file = check_source("bad.argus", "@kernel(grid=1, block=32)\n"
                                                      "def k(X: Tensor((32,), f32)):\n"

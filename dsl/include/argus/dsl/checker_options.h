@@ -18,6 +18,12 @@ struct CheckerOptions {
   int64_t max_blocks = 64;
   // Cells (elements) of all global tensors of one instance together.
   int64_t max_global_cells = 1 << 22;
+  // Statements executed per size instance (all threads of a block count
+  // once) before the checker stops with W0901: nested loops cannot hang it.
+  int64_t max_steps = 2'000'000;
+  // Cells of shared and local memory of one block (local: per thread times
+  // threads) before the checker stops with W0901.
+  int64_t max_block_cells = 1 << 24;
   // Z3 time limit per query.
   unsigned query_timeout_ms = 2000;
   // Run the Z3 proofs of step 3 (the concrete instances always run).
