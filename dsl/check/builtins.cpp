@@ -61,7 +61,13 @@ Value Machine::launch_coordinate(const std::string &name, const Expr &call, cons
   int64_t d = 0;
   if (const Expr *dim = arg_of(call, 0, "dim"))
     d = std::clamp<int64_t>(const_tuple(*dim, m).at(0), 0, 2);
-  Value v = uniform_int(0);
+  if (name == "block_id")
+    return uniform_int(block_[static_cast<size_t>(d)]);
+  if (name == "block_dim")
+    return uniform_int(block_dim_[static_cast<size_t>(d)]);
+  if (name == "grid_dim")
+    return uniform_int(grid_dim_[static_cast<size_t>(d)]);
+  Value v = make_data(ScalarKind::I32, 1, false);
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     int64_t x = 0;
     if (name == "thread_id")
@@ -213,8 +219,8 @@ Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m)
     return Value{};
   Value x = data(call.arg(0), m);
   Value sel = data(call.arg(1), m);
-  if (x.kind != ValueKind::Data || sel.kind != ValueKind::Data)
-    return x;
+  if (x.kind != ValueKind::Data || sel.kind != ValueKind::Data || x.uniform)
+    return x; // every lane holds the same value: any source lane gives it
   Value out = x;
   const size_t n = static_cast<size_t>(x.elems);
   for (int64_t lane = 0; lane < lanes_; ++lane) {
@@ -308,9 +314,9 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
       return Value{};
     Value out = binary(ast::BinaryOp::Add, a, b, m, call.range); // tags and shape
     if (!out.is_float)
-      for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+      for (size_t lane = 0; lane < (out.uniform ? 1 : static_cast<size_t>(lanes_)); ++lane) {
         const int64_t x = a.at(lane), y = b.at(lane);
-        out.ints[lane] = name == "cdiv" ? (y == 0 ? 0 : floor_div(x + y - 1, y))
+        out.ints[out.index(lane, 0)] = name == "cdiv" ? (y == 0 ? 0 : floor_div(x + y - 1, y))
                          : name == "min" ? std::min(x, y)
                                          : std::max(x, y);
       }

@@ -65,7 +65,7 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
       for (int64_t l = 0; l < lanes_ && e0 + l < n; ++l)
         chunk[static_cast<size_t>(l)] = 1;
       for (size_t p = 0; p < fn.lambda_params.size(); ++p) {
-        Value c = uniform_int(0);
+        Value c = make_data(ScalarKind::I32, 1, false);
         for (int64_t l = 0; l < lanes_ && e0 + l < n; ++l)
           c.ints[static_cast<size_t>(l)] =
               p < v.shape.size() ? coords[static_cast<size_t>(e0 + l)][p] : 0;

@@ -98,6 +98,11 @@ void Machine::assign_lanes(Value &dst, const Value &src, const Mask &m) const {
     dst = src;
     return;
   }
+  if (std::all_of(m.begin(), m.end(), [](uint8_t b) { return b != 0; })) {
+    dst = src; // every thread takes the new value
+    return;
+  }
+  dst.expand(lanes_);
   dst.is_float = src.is_float;
   dst.dtype = src.dtype;
   if (!src.tags.empty() && dst.tags.empty())
@@ -107,9 +112,11 @@ void Machine::assign_lanes(Value &dst, const Value &src, const Mask &m) const {
     if (!m[lane])
       continue;
     for (size_t e = 0; e < n; ++e) {
-      dst.ints[lane * n + e] = src.ints[lane * n + e];
-      if (!dst.tags.empty())
-        dst.tags[lane * n + e] = src.tags.empty() ? Tag{} : src.tags[lane * n + e];
+      dst.ints[lane * n + e] = src.at(lane, static_cast<int>(e));
+      if (!dst.tags.empty()) {
+        const Tag *t = src.tag_at(lane, static_cast<int>(e));
+        dst.tags[lane * n + e] = t ? *t : Tag{};
+      }
     }
   }
 }
@@ -148,16 +155,27 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
     return Value{};
   const int elems = std::max(a.elems, b.elems);
   const bool is_float = a.is_float || b.is_float || op == BinaryOp::Div;
-  Value out = make_data(a.elems >= b.elems ? a.dtype : b.dtype, elems, is_float);
+  const bool uniform = a.uniform && b.uniform;
+  Value out;
+  if (uniform) {
+    out.kind = ValueKind::Data;
+    out.dtype = a.elems >= b.elems ? a.dtype : b.dtype;
+    out.is_float = is_float;
+    out.elems = elems;
+    out.uniform = true;
+    out.ints.assign(static_cast<size_t>(elems), 0);
+  } else {
+    out = make_data(a.elems >= b.elems ? a.dtype : b.dtype, elems, is_float);
+  }
   const bool tagged = !a.tags.empty() || !b.tags.empty();
   if (tagged)
     out.tags.assign(out.ints.size(), Tag{});
-  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
-    if (!m[lane])
+  for (size_t lane = 0; lane < (uniform ? 1 : static_cast<size_t>(lanes_)); ++lane) {
+    if (!uniform && !m[lane])
       continue;
     for (int e = 0; e < elems; ++e) {
       const int ea = a.elems == elems ? e : 0, eb = b.elems == elems ? e : 0;
-      const size_t o = lane * static_cast<size_t>(elems) + static_cast<size_t>(e);
+      const size_t o = out.index(lane, e);
       if (!is_float)
         out.ints[o] = int_op(op, a.at(lane, ea), b.at(lane, eb));
       if (tagged) {
@@ -170,12 +188,16 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
 }
 
 Value Machine::compare(CompareOp op, const Value &a, const Value &b) {
-  Value out = make_data(ScalarKind::Bool, 1, false);
   if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
-    return out;
+    return make_data(ScalarKind::Bool, 1, false);
+  // No numeric values are tracked for floats: a float comparison counts as true.
+  if (a.is_float || b.is_float)
+    return uniform_int(1, ScalarKind::Bool);
+  if (a.uniform && b.uniform)
+    return uniform_int(compare_op(op, a.at(0), b.at(0)), ScalarKind::Bool);
+  Value out = make_data(ScalarKind::Bool, 1, false);
   for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
-    // No numeric values are tracked for floats: a float comparison counts as true.
-    out.ints[lane] = (a.is_float || b.is_float) ? 1 : compare_op(op, a.at(lane), b.at(lane));
+    out.ints[lane] = compare_op(op, a.at(lane), b.at(lane));
   return out;
 }
 
@@ -254,8 +276,11 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     return uniform_int(e.int_value);
   case ExprKind::Bool:
     return uniform_int(e.int_value, ScalarKind::Bool);
-  case ExprKind::Float:
-    return make_data(ScalarKind::F32, 1, true);
+  case ExprKind::Float: {
+    Value v = uniform_int(0, ScalarKind::F32);
+    v.is_float = true;
+    return v;
+  }
   case ExprKind::String: {
     Value v;
     v.kind = ValueKind::String;
@@ -273,8 +298,11 @@ Value Machine::eval(const Expr &e, const Mask &m) {
       if (s->value)
         return uniform_int(*s->value);
     }
-    if (e.name == "inf")
-      return make_data(ScalarKind::F32, 1, true);
+    if (e.name == "inf") {
+      Value v = uniform_int(0, ScalarKind::F32);
+      v.is_float = true;
+      return v;
+    }
     if (auto k = sema::scalar_from_name(e.name)) {
       Value v;
       v.kind = ValueKind::Dtype;
@@ -306,9 +334,11 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     if (x.kind != ValueKind::Data)
       return x;
     if (e.unary_op == ast::UnaryOp::Not) {
+      if (x.uniform)
+        return uniform_int(x.is_float ? 0 : x.at(0) == 0, ScalarKind::Bool);
       Value out = make_data(ScalarKind::Bool, 1, false);
       for (size_t i = 0; i < out.ints.size(); ++i)
-        out.ints[i] = x.is_float ? 0 : x.ints[i * static_cast<size_t>(x.elems)] == 0;
+        out.ints[i] = x.is_float ? 0 : x.at(i) == 0;
       return out;
     }
     for (int64_t &v : x.ints)
@@ -322,15 +352,14 @@ Value Machine::eval(const Expr &e, const Mask &m) {
   }
   case ExprKind::Compare: {
     Value left = data(*e.operands[0], m);
-    Value result = make_data(ScalarKind::Bool, 1, false);
-    std::fill(result.ints.begin(), result.ints.end(), 1);
+    Value result = uniform_int(1, ScalarKind::Bool);
     for (size_t i = 0; i < e.compare_ops.size() && i + 1 < e.operands.size(); ++i) {
       Value right = data(*e.operands[i + 1], m);
       Value c = compare(e.compare_ops[i], left, right);
-      for (size_t l = 0; l < result.ints.size(); ++l)
-        result.ints[l] = result.ints[l] && c.ints[l];
+      result = binary(BinaryOp::BitAnd, result, c, full_mask(), e.range);
       left = std::move(right);
     }
+    result.dtype = ScalarKind::Bool;
     return result;
   }
   case ExprKind::BoolOp: {

@@ -205,8 +205,13 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     for (size_t i = 0; i < m.size(); ++i)
       if (active[i] && !body[i])
         m[i] = 0; // returned
-    for (size_t i = 0; i < m.size(); ++i)
-      current.ints[i] += step.at(i);
+    if (current.uniform && step.uniform) {
+      current.ints[0] += step.at(0);
+    } else {
+      current.expand(lanes_);
+      for (size_t i = 0; i < m.size(); ++i)
+        current.ints[i] += step.at(i);
+    }
   }
   loops_.pop_back();
 }

@@ -87,6 +87,7 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
       c.elems != mc.values)
     return c;
   Value out = c;
+  out.expand(lanes_);
   out.is_float = true;
   out.dtype = ScalarKind::F32;
   if (out.tags.empty())

@@ -119,9 +119,28 @@ Value Machine::make_data(ScalarKind dtype, int elems, bool is_float) const {
 }
 
 Value Machine::uniform_int(int64_t x, ScalarKind dtype) const {
-  Value v = make_data(dtype, 1, false);
-  std::fill(v.ints.begin(), v.ints.end(), x);
+  Value v;
+  v.kind = ValueKind::Data;
+  v.dtype = dtype;
+  v.uniform = true;
+  v.ints.assign(1, x);
   return v;
+}
+
+void Value::expand(int64_t lanes) {
+  if (!uniform || kind != ValueKind::Data)
+    return;
+  std::vector<int64_t> wide(static_cast<size_t>(lanes * elems));
+  for (int64_t l = 0; l < lanes; ++l)
+    std::copy(ints.begin(), ints.end(), wide.begin() + l * elems);
+  ints = std::move(wide);
+  if (!tags.empty()) {
+    std::vector<Tag> wide_tags(static_cast<size_t>(lanes * elems));
+    for (int64_t l = 0; l < lanes; ++l)
+      std::copy(tags.begin(), tags.end(), wide_tags.begin() + l * elems);
+    tags = std::move(wide_tags);
+  }
+  uniform = false;
 }
 
 bool Machine::any(const Mask &m) const {

@@ -88,7 +88,10 @@ struct Value {
   ScalarKind dtype = ScalarKind::I32;
   bool is_float = false; // float data: no numeric value is tracked
   int elems = 1;         // Data: elements per lane
-  std::vector<int64_t> ints; // Data: [lane * elems + e]
+  // Data the same in every thread (constants, loop counters, block ids) is
+  // stored once: ints and tags then hold `elems` entries.
+  bool uniform = false;
+  std::vector<int64_t> ints; // Data: [lane * elems + e], or [e] when uniform
   std::vector<Tag> tags;     // Data: same indexing; empty: no tags at all
   std::shared_ptr<View> view;
   std::vector<Value> items; // Tuple
@@ -96,10 +99,15 @@ struct Value {
   LayoutValue layout;       // Layout
   const ast::Expr *expr = nullptr; // Expr: a dict or lambda, evaluated by its user
 
-  int64_t at(size_t lane, int e = 0) const { return ints[lane * elems + e]; }
-  const Tag *tag_at(size_t lane, int e = 0) const {
-    return tags.empty() ? nullptr : &tags[lane * elems + e];
+  size_t index(size_t lane, int e) const {
+    return (uniform ? 0 : lane * static_cast<size_t>(elems)) + static_cast<size_t>(e);
   }
+  int64_t at(size_t lane, int e = 0) const { return ints[index(lane, e)]; }
+  const Tag *tag_at(size_t lane, int e = 0) const {
+    return tags.empty() ? nullptr : &tags[index(lane, e)];
+  }
+  // The per-thread form, before a write that may differ between threads.
+  void expand(int64_t lanes);
 };
 
 // ---------------------------------------------------------------------------
