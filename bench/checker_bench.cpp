@@ -149,11 +149,12 @@ int main(int argc, char **argv) {
   for (const fs::path &p : examples) {
     const argus::CheckedFile file = front_end(p.filename().string(), read_file(p));
     const std::string name = "examples/" + p.filename().string();
-    rows.push_back(measure(name + " check", runs, [&] { return check_once(file, options, nullptr); }));
+    rows.push_back(
+        measure(name + " check", runs, [&] { return check_once(file, options, nullptr); }));
     argus::check::CheckCache cache;
     check_once(file, options, &cache);
-    rows.push_back(measure(name + " recheck", runs * 20,
-                           [&] { return check_once(file, options, &cache); }));
+    rows.push_back(
+        measure(name + " recheck", runs * 20, [&] { return check_once(file, options, &cache); }));
   }
   std::vector<argus::CheckedFile> corpus;
   std::vector<fs::path> corpus_paths;
@@ -185,10 +186,15 @@ int main(int argc, char **argv) {
                            [&] { return check_once(file, options, nullptr); }));
   }
   if (json) {
-    nlohmann::json out = {{"cpu", cpu_model()}, {"build", ARGUS_BUILD_TYPE}, {"rows", nlohmann::json::array()}};
+    nlohmann::json out = {
+        {"cpu", cpu_model()}, {"build", ARGUS_BUILD_TYPE}, {"rows", nlohmann::json::array()}};
     for (const Row &r : rows)
-      out["rows"].push_back({{"name", r.name}, {"median_ms", r.median}, {"p90_ms", r.p90},
-                             {"violations", r.violations}, {"blocks", r.blocks}, {"proofs", r.proofs}});
+      out["rows"].push_back({{"name", r.name},
+                             {"median_ms", r.median},
+                             {"p90_ms", r.p90},
+                             {"violations", r.violations},
+                             {"blocks", r.blocks},
+                             {"proofs", r.proofs}});
     std::cout << out.dump(2) << "\n";
     return 0;
   }

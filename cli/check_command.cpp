@@ -73,11 +73,16 @@ struct CheckOptions {
 };
 
 constexpr OptionSpec kOptionSpecs[] = {
-    {"--format", true},      {"--position-encoding", true},
-    {"--color", true},       {"--max-file-size", true},
-    {"--list-codes", false}, {"--help", false},
-    {"--invariants", true},  {"--lints", true},
-    {"--unroll-bound", true}, {"--query-timeout-ms", true},
+    {"--format", true},
+    {"--position-encoding", true},
+    {"--color", true},
+    {"--max-file-size", true},
+    {"--list-codes", false},
+    {"--help", false},
+    {"--invariants", true},
+    {"--lints", true},
+    {"--unroll-bound", true},
+    {"--query-timeout-ms", true},
     {"-h", false},
 };
 

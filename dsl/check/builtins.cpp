@@ -138,8 +138,8 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
         Cell &c = cell(buf, lane, i);
         c.initialized = true;
         c.value = fill.kind == ValueKind::Data ? fill.at(static_cast<size_t>(lane)) : 0;
-        if (const Tag *t = fill.kind == ValueKind::Data ? fill.tag_at(static_cast<size_t>(lane))
-                                                        : nullptr)
+        if (const Tag *t =
+                fill.kind == ValueKind::Data ? fill.tag_at(static_cast<size_t>(lane)) : nullptr)
           c.tag = *t;
         c.write_site = site_of(call.range);
         c.tag.origin = c.write_site;
@@ -293,8 +293,7 @@ void Machine::async_wait(int64_t keep, const Mask &m, const Range &at) {
         const Site &site = sites_[static_cast<size_t>(w.site)];
         const ast::Stmt *saved = current_stmt_;
         current_stmt_ = site.stmt;
-        write_cell(w.buffer, static_cast<int64_t>(lane), w.cell, site.range, &w.tag, w.value,
-                   true);
+        write_cell(w.buffer, static_cast<int64_t>(lane), w.cell, site.range, &w.tag, w.value, true);
         current_stmt_ = saved;
       }
       groups.pop_front();
@@ -316,9 +315,9 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     if (!out.is_float)
       for (size_t lane = 0; lane < (out.uniform ? 1 : static_cast<size_t>(lanes_)); ++lane) {
         const int64_t x = a.at(lane), y = b.at(lane);
-        out.ints[out.index(lane, 0)] = name == "cdiv" ? (y == 0 ? 0 : floor_div(x + y - 1, y))
-                         : name == "min" ? std::min(x, y)
-                                         : std::max(x, y);
+        out.ints[out.index(lane, 0)] = name == "cdiv"  ? (y == 0 ? 0 : floor_div(x + y - 1, y))
+                                       : name == "min" ? std::min(x, y)
+                                                       : std::max(x, y);
       }
     return out;
   }
@@ -400,8 +399,7 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     syncthreads(call, m);
     return Value{};
   }
-  if (name == "shuffle" || name == "shuffle_xor" || name == "shuffle_up" ||
-      name == "shuffle_down")
+  if (name == "shuffle" || name == "shuffle_xor" || name == "shuffle_up" || name == "shuffle_down")
     return shuffle(name, call, m);
   if (name == "async_commit") {
     async_commit(m);

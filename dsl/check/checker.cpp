@@ -89,7 +89,9 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       v.warning = true;
       v.message = "this assumption is outside what the checker can reason about (integer "
                   "arithmetic, comparisons, and/or/not); sizes were chosen without it";
-      v.data = {{"kind", "unproven"}, {"check", "assume"}, {"kernel", report.kernel},
+      v.data = {{"kind", "unproven"},
+                {"check", "assume"},
+                {"kernel", report.kernel},
                 {"fixes", nlohmann::json::array()}};
       report.violations.push_back(std::move(v));
     }
@@ -102,7 +104,9 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       v.message = "no sizes satisfy the assumptions of kernel '" + report.kernel +
                   "' (or Z3 found none within " + std::to_string(options.query_timeout_ms) +
                   " ms): nothing was checked";
-      v.data = {{"kind", "unproven"}, {"check", "assume"}, {"kernel", report.kernel},
+      v.data = {{"kind", "unproven"},
+                {"check", "assume"},
+                {"kernel", report.kernel},
                 {"fixes", nlohmann::json::array()}};
       report.violations.push_back(std::move(v));
     }
@@ -129,10 +133,14 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       v.range = range;
       v.warning = true;
       v.message = "the checker ran the first " + std::to_string(options.unroll_bound) +
-                  " iterations of this loop (" + name + ") and skipped the rest: later "
+                  " iterations of this loop (" + name +
+                  ") and skipped the rest: later "
                   "iterations are not checked (--unroll-bound)";
-      v.data = {{"kind", "unproven"}, {"check", "loop-bound"}, {"kernel", report.kernel},
-                {"sizes", sizes}, {"fixes", nlohmann::json::array()}};
+      v.data = {{"kind", "unproven"},
+                {"check", "loop-bound"},
+                {"kernel", report.kernel},
+                {"sizes", sizes},
+                {"fixes", nlohmann::json::array()}};
       report.violations.push_back(std::move(v));
     }
     for (Violation &v : machine.take_violations()) {

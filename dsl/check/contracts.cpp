@@ -103,8 +103,8 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
   }
 }
 
-void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag &tag,
-                                   int64_t lane, const Range &at, const View &) {
+void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag &tag, int64_t lane,
+                                   const Range &at, const View &) {
   const Tag &want = b.declared[static_cast<size_t>(cell_idx)];
   if (tag.poison)
     return;
@@ -124,10 +124,10 @@ void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag 
     std::string coord;
     for (int64_t c : where.coord)
       coord += (coord.empty() ? "" : ", ") + std::to_string(c);
-    Violation &v = report("tag-mismatch", "store", where,
-                          "tag mismatch on field " + field + ": the value stored into " + b.name +
-                              "[" + coord + "] carries " + tag_text(tag) + ", the element is " +
-                              tag_text(want));
+    Violation &v =
+        report("tag-mismatch", "store", where,
+               "tag mismatch on field " + field + ": the value stored into " + b.name + "[" +
+                   coord + "] carries " + tag_text(tag) + ", the element is " + tag_text(want));
     v.data["expected"] = {{field, field_json(w)}};
     v.data["actual"] = {{field, field_json(got)}};
     return;
@@ -173,10 +173,10 @@ void Machine::assert_tag(const Expr &call, const Mask &m) {
           for (const auto &c : place.view->coords)
             w.coord.push_back(c[static_cast<size_t>(lane)]);
         w.origin = got_tag.origin;
-        Violation &v = report("tag-mismatch", "assert_tag", w,
-                              "tag mismatch on field " + field + ": expected " +
-                                  std::to_string(expected) + ", the value carries " +
-                                  tag_text(got_tag));
+        Violation &v =
+            report("tag-mismatch", "assert_tag", w,
+                   "tag mismatch on field " + field + ": expected " + std::to_string(expected) +
+                       ", the value carries " + tag_text(got_tag));
         v.data["expected"] = {{field, expected}};
         v.data["actual"] = {{field, field_json(got)}};
         return;
@@ -247,10 +247,10 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
         w.origin = a.origin;
         w.more_origins = {b.origin};
         const std::string field = field_names_[static_cast<size_t>(f)];
-        Violation &v = report("tag-mismatch", "assert_tag_eq", w,
-                              "tag mismatch on field " + field + ": " + tag_text(a) + " vs " +
-                                  tag_text(b) + (elems > 1 ? " at element " + std::to_string(e)
-                                                           : std::string()));
+        Violation &v =
+            report("tag-mismatch", "assert_tag_eq", w,
+                   "tag mismatch on field " + field + ": " + tag_text(a) + " vs " + tag_text(b) +
+                       (elems > 1 ? " at element " + std::to_string(e) : std::string()));
         v.data["expected"] = {{field, field_json(bv)}};
         v.data["actual"] = {{field, field_json(av)}};
         return;

@@ -148,8 +148,7 @@ std::vector<int64_t> Machine::const_tuple(const Expr &e, const Mask &m) {
   return out;
 }
 
-Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m,
-                      const Range &at) {
+Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m, const Range &at) {
   (void)at;
   if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
     return Value{};
@@ -234,12 +233,11 @@ Value Machine::subscript(const Expr &e, const Mask &m) {
           for (size_t k = d; k < n; ++k)
             w.coord.push_back(idx[k].kind == ValueKind::Data ? idx[k].at(lane) : 0);
           const std::string what = tiled ? "tile index " : "index ";
-          Violation &viol = report(
-              "out-of-bounds", "bounds", w,
-              what + std::to_string(x) + " is out of bounds for dimension " +
-                  std::to_string(v.coords.size()) + " of " +
-                  (w.tensor.empty() ? std::string("the tensor") : w.tensor) + " (size " +
-                  std::to_string(extent) + ")");
+          Violation &viol = report("out-of-bounds", "bounds", w,
+                                   what + std::to_string(x) + " is out of bounds for dimension " +
+                                       std::to_string(v.coords.size()) + " of " +
+                                       (w.tensor.empty() ? std::string("the tensor") : w.tensor) +
+                                       " (size " + std::to_string(extent) + ")");
           viol.data["dimension"] = v.coords.size();
           viol.data["extent"] = extent;
           viol.data["index"] = x;

@@ -172,8 +172,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
   Value start = args.size() >= 2 ? data(*args[0], m) : uniform_int(0);
   Value stop = data(*args[args.size() >= 2 ? 1 : 0], m);
   Value step = args.size() >= 3 ? data(*args[2], m) : uniform_int(1);
-  if (start.kind != ValueKind::Data || stop.kind != ValueKind::Data ||
-      step.kind != ValueKind::Data)
+  if (start.kind != ValueKind::Data || stop.kind != ValueKind::Data || step.kind != ValueKind::Data)
     return;
   const Symbol *var = symbol_of(*s.target);
   if (!var)
@@ -193,8 +192,8 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
       break;
     if (iteration >= options_.unroll_bound) {
       bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) + ": " +
-                               s.target->name + " (first " +
-                               std::to_string(options_.unroll_bound) + " iterations)");
+                               s.target->name + " (first " + std::to_string(options_.unroll_bound) +
+                               " iterations)");
       bounded_loop_sites_.emplace_back(s.target->range, s.target->name);
       break;
     }
@@ -244,9 +243,9 @@ Value Machine::call_device(const sema::FunctionInfo &fn, const Expr &call, const
   const ast::Function &f = *fn.function;
   std::vector<std::pair<const Symbol *, Value>> bound;
   for (size_t i = 0; i < f.params.size() && i < fn.params.size(); ++i) {
-    const Expr *arg = i < call.arg_count() ? &call.arg(i) : call.keyword(f.params[i].name)
-                                                                 ? call.keyword(f.params[i].name)->value.get()
-                                                                 : nullptr;
+    const Expr *arg = i < call.arg_count()             ? &call.arg(i)
+                      : call.keyword(f.params[i].name) ? call.keyword(f.params[i].name)->value.get()
+                                                       : nullptr;
     if (!arg && f.params[i].default_value)
       arg = f.params[i].default_value.get();
     if (!arg || !fn.params[i])

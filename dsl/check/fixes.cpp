@@ -56,8 +56,9 @@ struct Counts {
   bool front_end_errors = false;
 };
 
-Counts recheck(const CheckedFile &file, const std::string &kernel, const std::vector<TextEdit> &edits,
-               const std::string &kind, const CheckerOptions &options) {
+Counts recheck(const CheckedFile &file, const std::string &kernel,
+               const std::vector<TextEdit> &edits, const std::string &kind,
+               const CheckerOptions &options) {
   Counts c;
   const std::string text = apply_edits(file.source->text(), edits, *file.source);
   FrontendOptions front;
@@ -158,8 +159,7 @@ namespace detail {
 namespace {
 
 std::vector<std::vector<TextEdit>> barrier_candidates(const CheckedFile &file,
-                                                      const ast::Function &fn,
-                                                      const Violation &v) {
+                                                      const ast::Function &fn, const Violation &v) {
   std::vector<std::vector<TextEdit>> out;
   if (v.related.empty())
     return out;

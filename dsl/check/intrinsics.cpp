@@ -106,11 +106,11 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
       continue;
     std::vector<Tag> at(static_cast<size_t>(M * K)), bt(static_cast<size_t>(N * K));
     for (int i = 0; i < M * K; ++i)
-      at[static_cast<size_t>(i)] = tag_of(a, w0 + ma.thread[static_cast<size_t>(i)],
-                                          ma.value[static_cast<size_t>(i)]);
+      at[static_cast<size_t>(i)] =
+          tag_of(a, w0 + ma.thread[static_cast<size_t>(i)], ma.value[static_cast<size_t>(i)]);
     for (int i = 0; i < N * K; ++i)
-      bt[static_cast<size_t>(i)] = tag_of(b, w0 + mb.thread[static_cast<size_t>(i)],
-                                          mb.value[static_cast<size_t>(i)]);
+      bt[static_cast<size_t>(i)] =
+          tag_of(b, w0 + mb.thread[static_cast<size_t>(i)], mb.value[static_cast<size_t>(i)]);
     // Operands agree on every field they share, for every (row, column, k) pair.
     bool reported = false;
     for (int k = 0; k < K && !reported; ++k)
@@ -121,7 +121,8 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
           if (x.poison || y.poison)
             continue;
           for (int f = 0; f < kMaxFields; ++f) {
-            const int64_t xf = x.field[static_cast<size_t>(f)], yf = y.field[static_cast<size_t>(f)];
+            const int64_t xf = x.field[static_cast<size_t>(f)],
+                          yf = y.field[static_cast<size_t>(f)];
             if (xf == kAbsent || yf == kAbsent || (xf == yf && xf != kTop))
               continue;
             reported = true;
@@ -136,18 +137,17 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
             where.origin = x.origin;
             where.more_origins = {y.origin};
             const std::string field = field_names_[static_cast<size_t>(f)];
-            Violation &v = report(
-                "tag-mismatch", "mma-operands", where,
-                "tag mismatch on field " + field + ": A operand " + tag_text(x) + " vs B operand " +
-                    tag_text(y) + " at (row " + std::to_string(i) + ", column " +
-                    std::to_string(j) + ", k " + std::to_string(k) + ") of " + inst);
-            v.data["expected"] = {{field, yf == kTop ? nlohmann::json("mixed")
-                                                     : nlohmann::json(yf)}};
+            Violation &v = report("tag-mismatch", "mma-operands", where,
+                                  "tag mismatch on field " + field + ": A operand " + tag_text(x) +
+                                      " vs B operand " + tag_text(y) + " at (row " +
+                                      std::to_string(i) + ", column " + std::to_string(j) + ", k " +
+                                      std::to_string(k) + ") of " + inst);
+            v.data["expected"] = {
+                {field, yf == kTop ? nlohmann::json("mixed") : nlohmann::json(yf)}};
             v.data["actual"] = {{field, xf == kTop ? nlohmann::json("mixed") : nlohmann::json(xf)}};
             v.data["operands"] = {{"A", tag_json(x)}, {"B", tag_json(y)}};
             v.data["mma_element"] = {{"row", i}, {"column", j}, {"k", k}};
-            v.data["b_thread"] =
-                thread_json(w0 + mb.thread[static_cast<size_t>(j + N * k)]);
+            v.data["b_thread"] = thread_json(w0 + mb.thread[static_cast<size_t>(j + N * k)]);
             break;
           }
         }
@@ -156,13 +156,13 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
     for (int i = 0; i < M; ++i)
       for (int k = 0; k < K; ++k)
         row[static_cast<size_t>(i)] =
-            k == 0 ? at[static_cast<size_t>(i)] : join(row[static_cast<size_t>(i)],
-                                                       at[static_cast<size_t>(i + M * k)]);
+            k == 0 ? at[static_cast<size_t>(i)]
+                   : join(row[static_cast<size_t>(i)], at[static_cast<size_t>(i + M * k)]);
     for (int j = 0; j < N; ++j)
       for (int k = 0; k < K; ++k)
         col[static_cast<size_t>(j)] =
-            k == 0 ? bt[static_cast<size_t>(j)] : join(col[static_cast<size_t>(j)],
-                                                       bt[static_cast<size_t>(j + N * k)]);
+            k == 0 ? bt[static_cast<size_t>(j)]
+                   : join(col[static_cast<size_t>(j)], bt[static_cast<size_t>(j + N * k)]);
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         const size_t idx = static_cast<size_t>(i + M * j);
@@ -289,8 +289,7 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
                                  "data race on " + b.name +
                                      ": async copy into it while other threads read it in the "
                                      "same barrier interval (no syncthreads() between)");
-        if (!viol.related.empty())
-          {
+        if (!viol.related.empty()) {
           viol.related.back().message = "read here";
           viol.data["origin"]["note"] = "read here";
         }

@@ -107,8 +107,8 @@ void Machine::lint_shared_access(const View &v, const Mask &m, const Range &at,
       accesses.emplace_back(l, byte);
     }
     lint_shared_rows(accesses, lanes_per_phase, std::min<int64_t>(bytes_per_lane, 16), at, v);
-    if (reported_.count({"bank-conflict", (static_cast<uint64_t>(at.begin.line) << 32) |
-                                              at.begin.column}))
+    if (reported_.count(
+            {"bank-conflict", (static_cast<uint64_t>(at.begin.line) << 32) | at.begin.column}))
       return;
   }
 }
@@ -163,12 +163,12 @@ void Machine::lint_global_access(const View &v, const Mask &m, const Range &at, 
     w.lane = w0;
     w.range = at;
     w.tensor = b.name;
-    Violation &viol =
-        report("uncoalesced", "global-coalescing", w,
-               std::string(write ? "store to " : "load from ") + b.name + " is uncoalesced: a warp " +
-                   "touches " + std::to_string(touched) + " 32-byte sectors for " +
-                   std::to_string(useful) + " bytes (" + std::to_string(ideal) + " would do)",
-               true);
+    Violation &viol = report("uncoalesced", "global-coalescing", w,
+                             std::string(write ? "store to " : "load from ") + b.name +
+                                 " is uncoalesced: a warp " + "touches " + std::to_string(touched) +
+                                 " 32-byte sectors for " + std::to_string(useful) + " bytes (" +
+                                 std::to_string(ideal) + " would do)",
+                             true);
     viol.data["sectors"] = touched;
     viol.data["ideal_sectors"] = ideal;
     return;

@@ -276,18 +276,17 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         if (should_report("uninitialized-read", at))
           report("uninitialized-read", "initialized", where(),
                  "read of " + b.name + " element never written in this block");
-      } else if (c.writer >= 0 &&
-                 (c.writer_block != block_linear_ ||
-                  (c.writer != lane && c.write_epoch == epoch_))) {
+      } else if (c.writer >= 0 && (c.writer_block != block_linear_ ||
+                                   (c.writer != lane && c.write_epoch == epoch_))) {
         if (should_report("race", at)) {
           Where w = where();
           w.origin = c.write_site;
           const bool other_block = c.writer_block != block_linear_;
-          Violation &viol = report(
-              "race", "read-write", w,
-              "data race on " + b.name + ": read here, written by " +
-                  (other_block ? std::string("another block") : thread_text(c.writer)) +
-                  " with no syncthreads() between");
+          Violation &viol =
+              report("race", "read-write", w,
+                     "data race on " + b.name + ": read here, written by " +
+                         (other_block ? std::string("another block") : thread_text(c.writer)) +
+                         " with no syncthreads() between");
           if (!other_block)
             viol.data["other_thread"] = thread_json(c.writer);
         }
@@ -341,23 +340,23 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       if (should_report("race", at)) {
         Where w = where();
         w.origin = c.pending_site;
-        Violation &viol = report("race", "write-async", w,
-                                 "data race on " + b.name + ": written here while an async copy by " +
-                                     thread_text(c.pending_lane) + " to it is in flight");
+        Violation &viol =
+            report("race", "write-async", w,
+                   "data race on " + b.name + ": written here while an async copy by " +
+                       thread_text(c.pending_lane) + " to it is in flight");
         viol.data["other_thread"] = thread_json(c.pending_lane);
       }
     } else if (c.writer >= 0 && !coverage_reports &&
-               (c.writer_block != block_linear_ ||
-                (c.writer != lane && c.write_epoch == epoch_))) {
+               (c.writer_block != block_linear_ || (c.writer != lane && c.write_epoch == epoch_))) {
       if (should_report("race", at)) {
         Where w = where();
         w.origin = c.write_site;
         const bool other_block = c.writer_block != block_linear_;
-        Violation &viol = report(
-            "race", "write-write", w,
-            "data race on " + b.name + ": written here and by " +
-                (other_block ? std::string("another block") : thread_text(c.writer)) +
-                " with no syncthreads() between");
+        Violation &viol =
+            report("race", "write-write", w,
+                   "data race on " + b.name + ": written here and by " +
+                       (other_block ? std::string("another block") : thread_text(c.writer)) +
+                       " with no syncthreads() between");
         if (!other_block)
           viol.data["other_thread"] = thread_json(c.writer);
       }
@@ -367,15 +366,14 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
         Where w = where();
         w.origin = c.read_site;
         const int32_t other = c.reader != lane ? c.reader : -1;
-        Violation &viol = report(
-            "race", "read-write", w,
-            "data race on " + b.name + ": written here while " +
-                (other >= 0 ? thread_text(other) : std::string("other threads")) +
-                " read it in the same barrier interval (no syncthreads() between)");
+        Violation &viol =
+            report("race", "read-write", w,
+                   "data race on " + b.name + ": written here while " +
+                       (other >= 0 ? thread_text(other) : std::string("other threads")) +
+                       " read it in the same barrier interval (no syncthreads() between)");
         if (other >= 0)
           viol.data["other_thread"] = thread_json(other);
-        if (!viol.related.empty())
-          {
+        if (!viol.related.empty()) {
           viol.related.back().message = "read here";
           viol.data["origin"]["note"] = "read here";
         }
@@ -437,7 +435,7 @@ Value Machine::read_view(const View &v, const Mask &m, const Range &at) {
   else if (b.space == MemorySpace::Global)
     lint_global_access(v, m, at, false);
   if (local_fast_path(v))
-    return read_local(v, m, at, std::move(out));
+    return read_local(v, m, at, std::move(out)); // every read lane overwrites its tags
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)])
       continue;

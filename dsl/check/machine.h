@@ -94,9 +94,9 @@ struct Value {
   std::vector<int64_t> ints; // Data: [lane * elems + e], or [e] when uniform
   std::vector<Tag> tags;     // Data: same indexing; empty: no tags at all
   std::shared_ptr<View> view;
-  std::vector<Value> items; // Tuple
-  std::string text;         // String
-  LayoutValue layout;       // Layout
+  std::vector<Value> items;        // Tuple
+  std::string text;                // String
+  LayoutValue layout;              // Layout
   const ast::Expr *expr = nullptr; // Expr: a dict or lambda, evaluated by its user
 
   size_t index(size_t lane, int e) const {
@@ -114,8 +114,11 @@ struct Value {
 // Memory.
 
 struct Cell {
+  // What a local read needs comes first (one cache line).
   Tag tag;
   int64_t value = 0;
+  bool initialized = false;
+  bool many_readers = false;
   int64_t write_epoch = -1;
   int64_t read_epoch = -1;
   int32_t writer = -1; // thread of the last in-kernel write
@@ -124,12 +127,10 @@ struct Cell {
   int32_t reader = -1;
   int32_t reader_block = -1;
   int32_t read_site = -1;
-  int32_t writes = 0; // in-kernel writes (coverage)
+  int32_t writes = 0;        // in-kernel writes (coverage)
   int32_t pending_lane = -1; // an async copy to this cell is in flight
   int32_t pending_site = -1;
   uint32_t version = 0; // bumped by every write (re-load lint)
-  bool many_readers = false;
-  bool initialized = false;
 };
 
 struct TagFunction {
@@ -142,12 +143,12 @@ struct Buffer {
   MemorySpace space = MemorySpace::Global;
   ScalarKind dtype = ScalarKind::F32;
   int64_t cell_bytes = 4;
-  int64_t cells = 0; // per thread for local buffers
-  std::vector<Cell> data; // local: [lane * cells + i]
+  int64_t cells = 0;                      // per thread for local buffers
+  std::vector<Cell> data;                 // local: [lane * cells + i]
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
-  std::vector<Tag> declared; // the tag function's record per cell (empty: untagged)
-  bool covered = false;      // assert_covered
+  std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
+  bool covered = false;                   // assert_covered
   const ast::Expr *covered_at = nullptr;
   bool tagged_once = false;
 };
@@ -266,8 +267,8 @@ public:
   // Reads/writes one element of a view for one thread; false when it was out of bounds.
   bool read_element(const View &v, int64_t lane, int64_t element, const Range &at, Tag &tag,
                     int64_t &value, int64_t *cell_out = nullptr);
-  void write_element(const View &v, int64_t lane, int64_t element, const Range &at,
-                     const Tag *tag, int64_t value);
+  void write_element(const View &v, int64_t lane, int64_t element, const Range &at, const Tag *tag,
+                     int64_t value);
   void write_cell(int buffer, int64_t lane, int64_t index, const Range &at, const Tag *tag,
                   int64_t value, bool async_landing);
   int64_t element_byte_offset(const View &v, int64_t lane, int64_t element) const;
@@ -299,8 +300,7 @@ public:
   Value eval(const ast::Expr &e, const Mask &m);
   Value data(const ast::Expr &e, const Mask &m); // reads a place
   Value to_data(const Value &v, const Mask &m, const Range &at);
-  Value binary(ast::BinaryOp op, const Value &a, const Value &b, const Mask &m,
-               const Range &at);
+  Value binary(ast::BinaryOp op, const Value &a, const Value &b, const Mask &m, const Range &at);
   Value compare(ast::CompareOp op, const Value &a, const Value &b);
   Value subscript(const ast::Expr &e, const Mask &m);
   std::vector<int64_t> const_tuple(const ast::Expr &e, const Mask &m);

@@ -107,8 +107,8 @@ Violation &Machine::report(const std::string &kind, const std::string &check, co
       continue;
     const Range &r = sites_[static_cast<size_t>(o)].range;
     if (!v.data.contains("origin"))
-      v.data["origin"] = {{"line", r.begin.line}, {"character", r.begin.column},
-                          {"note", "written here"}};
+      v.data["origin"] = {
+          {"line", r.begin.line}, {"character", r.begin.column}, {"note", "written here"}};
     v.related.push_back(RelatedInformation{r, "written here"});
   }
   v.data["fixes"] = nlohmann::json::array();

@@ -14,7 +14,9 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   sizes_ = sizes;
   for (int d = 0; d < 3; ++d)
     block_dim_[static_cast<size_t>(d)] =
-        d < static_cast<int>(kernel_.block.size()) ? std::max<int64_t>(1, kernel_.block[static_cast<size_t>(d)]) : 1;
+        d < static_cast<int>(kernel_.block.size())
+            ? std::max<int64_t>(1, kernel_.block[static_cast<size_t>(d)])
+            : 1;
   lanes_ = block_dim_[0] * block_dim_[1] * block_dim_[2];
   env_.clear();
   buffers_.clear();
@@ -65,9 +67,10 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
       Where w;
       w.range = fn.name_range;
       Violation &v = report("unproven", "sizes", w,
-                            "could not check kernel '" + fn.name + "' at these sizes: its tensors "
-                            "hold more than " + std::to_string(options_.max_global_cells) +
-                                " elements",
+                            "could not check kernel '" + fn.name +
+                                "' at these sizes: its tensors "
+                                "hold more than " +
+                                std::to_string(options_.max_global_cells) + " elements",
                             true);
       v.data["thread"] = nullptr;
       return;

@@ -45,7 +45,8 @@ public:
             facts_.push_back(v == ctx_.int_val(static_cast<int64_t>(it->second)));
       }
     for (int d = 0; d < 3; ++d) {
-      const int64_t b = d < static_cast<int>(kernel.block.size()) ? kernel.block[static_cast<size_t>(d)] : 1;
+      const int64_t b =
+          d < static_cast<int>(kernel.block.size()) ? kernel.block[static_cast<size_t>(d)] : 1;
       block_dim_[d] = b;
       tid_.push_back(ctx_.int_const(("thread." + std::to_string(d)).c_str()));
       bid_.push_back(ctx_.int_const(("block." + std::to_string(d)).c_str()));
@@ -336,16 +337,18 @@ private:
             for (size_t i = 0; i < n; ++i)
               scan(r.arg(i), path);
         }
-        std::optional<int64_t> step_value =
-            r.kind == ExprKind::Call && r.arg_count() >= 3 ? sema_.constant_of(r.arg(2))
-                                                           : std::optional<int64_t>(1);
+        std::optional<int64_t> step_value = r.kind == ExprKind::Call && r.arg_count() >= 3
+                                                ? sema_.constant_of(r.arg(2))
+                                                : std::optional<int64_t>(1);
         const bool ok = var && start && stop && step && step_value && *step_value > 0;
         if (ok) {
-          z3::expr v = ctx_.int_const((s.target->name + "@" + std::to_string(s.range.begin.line + 1)).c_str());
+          z3::expr v = ctx_.int_const(
+              (s.target->name + "@" + std::to_string(s.range.begin.line + 1)).c_str());
           loops_.insert_or_assign(var, v);
           loop_names_.insert_or_assign(var, s.target->name);
           path.push_back(v >= *start && v < *stop &&
-                         floor_mod(v - *start, ctx_.int_val(static_cast<int64_t>(*step_value))) == 0);
+                         floor_mod(v - *start, ctx_.int_val(static_cast<int64_t>(*step_value))) ==
+                             0);
         } else {
           ++blocked_;
         }
@@ -392,11 +395,12 @@ Violation unproven(const KernelReport &report, const Expr &at, const std::string
   v.range = at.range;
   v.warning = true;
   v.message = message;
-  v.data = {{"kind", "unproven"},
-            {"check", "bounds"},
-            {"kernel", report.kernel},
-            {"program_point", {{"line", at.range.begin.line}, {"character", at.range.begin.column}}},
-            {"fixes", nlohmann::json::array()}};
+  v.data = {
+      {"kind", "unproven"},
+      {"check", "bounds"},
+      {"kernel", report.kernel},
+      {"program_point", {{"line", at.range.begin.line}, {"character", at.range.begin.column}}},
+      {"fixes", nlohmann::json::array()}};
   return v;
 }
 
@@ -412,7 +416,8 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
       reported.insert({v.range.begin.line, v.range.begin.column});
   std::set<const Expr *> done;
   for (Query &q : queries) {
-    const auto site = std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
+    const auto site =
+        std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
     if (reported.count(site) || done.count(q.subscript))
       continue;
     z3::solver solver(prover.ctx());
@@ -428,11 +433,11 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
     }
     done.insert(q.subscript);
     if (r == z3::unknown) {
-      report.violations.push_back(unproven(
-          report, *q.subscript,
-          "could not prove this index within bounds for all sizes within " +
-              std::to_string(options.query_timeout_ms) + " ms (Z3: " + solver.reason_unknown() +
-              ")"));
+      report.violations.push_back(
+          unproven(report, *q.subscript,
+                   "could not prove this index within bounds for all sizes within " +
+                       std::to_string(options.query_timeout_ms) +
+                       " ms (Z3: " + solver.reason_unknown() + ")"));
       continue;
     }
     ++report.proof_failures;
@@ -467,11 +472,11 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
       std::string at;
       for (const auto &[k, x] : sizes)
         at += (at.empty() ? "" : ", ") + k + " = " + std::to_string(x);
-      report.violations.push_back(unproven(
-          report, *q.subscript,
-          "could not prove this index within bounds for all sizes: Z3's candidate (" + at +
-              ", block (" + std::to_string(block[0]) + "," + std::to_string(block[1]) +
-              ")) did not replay on the interpreter"));
+      report.violations.push_back(
+          unproven(report, *q.subscript,
+                   "could not prove this index within bounds for all sizes: Z3's candidate (" + at +
+                       ", block (" + std::to_string(block[0]) + "," + std::to_string(block[1]) +
+                       ")) did not replay on the interpreter"));
     }
   }
 }
@@ -482,7 +487,8 @@ bounds_verdicts_at(const CheckedFile &file, const sema::FunctionInfo &kernel,
   BoundsProver prover(file, kernel, &sizes);
   std::map<std::pair<uint32_t, uint32_t>, bool> out;
   for (Query &q : prover.collect()) {
-    const auto site = std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
+    const auto site =
+        std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
     z3::solver solver(prover.ctx());
     z3::params p(prover.ctx());
     p.set("timeout", timeout_ms);

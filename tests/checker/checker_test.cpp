@@ -245,8 +245,8 @@ TEST(BadInputTest, HugeLocalArraysStopTheCheckerInsteadOfExhaustingMemory) {
   const CheckedFile file = check_source("big.argus", text);
   bool stopped = false;
   for (const Diagnostic &d : file.diagnostics)
-    stopped = stopped || (d.code == codes::kUnproven &&
-                          d.message.find("hold more than") != std::string::npos);
+    stopped = stopped ||
+              (d.code == codes::kUnproven && d.message.find("hold more than") != std::string::npos);
   EXPECT_TRUE(stopped);
 }
 

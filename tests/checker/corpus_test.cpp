@@ -122,11 +122,14 @@ const CheckedFile &checked(const fs::path &path) {
   static std::map<std::string, CheckedFile> files;
   auto it = files.find(path.string());
   if (it == files.end())
-    it = files.emplace(path.string(), check_source(path.filename().string(), read_file(path))).first;
+    it =
+        files.emplace(path.string(), check_source(path.filename().string(), read_file(path))).first;
   return it->second;
 }
 
-bool is_checker_code(const std::string &code) { return code.rfind("E09", 0) == 0 || code.rfind("W09", 0) == 0; }
+bool is_checker_code(const std::string &code) {
+  return code.rfind("E09", 0) == 0 || code.rfind("W09", 0) == 0;
+}
 
 class CorpusTest : public ::testing::TestWithParam<fs::path> {};
 
@@ -218,19 +221,19 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, ::testing::ValuesIn(corpus_files())
 // one that exercises the same construct correctly (no diagnostic of that code).
 TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
   const std::map<std::string, std::string> positive = {
-      {"E0901", "tiled_ok.argus"},          // assert_tag, stores into tagged C
-      {"E0902", "tiled_ok.argus"},          // both barriers present
-      {"E0903", "row_sums_ok.argus"},       // bounds proved for all sizes
-      {"E0904", "tiled_ok.argus"},          // the whole tile is copied
-      {"E0905", "tiled_ok.argus"},          // barriers outside thread-dependent code
-      {"E0906", "mma_ok.argus"},            // async_wait before the reads
-      {"E0907", "tiled_ok.argus"},          // assert_covered holds
-      {"E0908", "copy_vector_ok.argus"},    // assert_covered holds
-      {"W0901", "tiled_ok.argus"},          // the same assumption in translatable form
-      {"W0902", "tiled_ok.argus"},          // padded rows
-      {"W0903", "copy_vector_ok.argus"},    // coalesced copy
-      {"W0904", "copy_vector_ok.argus"},    // 16-byte views
-      {"W0905", "fragment_hoisted.argus"},  // the fragment loaded once
+      {"E0901", "tiled_ok.argus"},         // assert_tag, stores into tagged C
+      {"E0902", "tiled_ok.argus"},         // both barriers present
+      {"E0903", "row_sums_ok.argus"},      // bounds proved for all sizes
+      {"E0904", "tiled_ok.argus"},         // the whole tile is copied
+      {"E0905", "tiled_ok.argus"},         // barriers outside thread-dependent code
+      {"E0906", "mma_ok.argus"},           // async_wait before the reads
+      {"E0907", "tiled_ok.argus"},         // assert_covered holds
+      {"E0908", "copy_vector_ok.argus"},   // assert_covered holds
+      {"W0901", "tiled_ok.argus"},         // the same assumption in translatable form
+      {"W0902", "tiled_ok.argus"},         // padded rows
+      {"W0903", "copy_vector_ok.argus"},   // coalesced copy
+      {"W0904", "copy_vector_ok.argus"},   // 16-byte views
+      {"W0905", "fragment_hoisted.argus"}, // the fragment loaded once
   };
   std::set<std::string> negative;
   for (const fs::path &p : corpus_files())

@@ -644,7 +644,6 @@ TEST_F(CliTextTest, ColorsFollowTheTerminalNoColorAndTheOption) {
   EXPECT_FALSE(has_color("--color=never", true, nullptr));
 }
 
-
 // [needs the checker] a race: text with the counterexample and the note, JSON
 // with the structured data, and --invariants=off for the front end alone.
 const char *kRacyKernel = "@kernel(grid=1, block=64)\n"
@@ -660,9 +659,10 @@ TEST_F(CliTextTest, ViolationsPrintTheirCounterexampleAndWriteSite) {
   ASSERT_TRUE(ran_cleanly(result));
   EXPECT_EQ(result.exit_code, 1) << result.out;
   EXPECT_EQ(codes_in_text(result.out), std::vector<std::string>{"E0902"}) << result.out;
-  EXPECT_NE(result.out.find("racy.argus:6:12: error: data race on s: read here, written by block "
-                            "(0,0), thread 1 with no syncthreads() between (block (0,0), thread 0)"),
-            std::string::npos)
+  EXPECT_NE(
+      result.out.find("racy.argus:6:12: error: data race on s: read here, written by block "
+                      "(0,0), thread 1 with no syncthreads() between (block (0,0), thread 0)"),
+      std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("racy.argus:5:5: note: written here"), std::string::npos) << result.out;
   const ProcessResult off = argus({"check", "--invariants=off", "racy.argus"});

@@ -55,10 +55,12 @@ TEST(Sema, CleanKernelHasNoDiagnostics) {
 }
 
 TEST(Sema, TypesAndShapesAreRecorded) {
-  CheckedFile file = check_source("t.argus", kernel("    s = make_shared((2, BM, 32), bf16)\n"
-                                                    "    t = s[1]\n"
-                                                    "    x = A[0, 0]\n"
-                                                    "    C[0, 0] = f32(x) + f32(t[0, 0])\n"), front_end_only());
+  CheckedFile file = check_source("t.argus",
+                                  kernel("    s = make_shared((2, BM, 32), bf16)\n"
+                                         "    t = s[1]\n"
+                                         "    x = A[0, 0]\n"
+                                         "    C[0, 0] = f32(x) + f32(t[0, 0])\n"),
+                                  front_end_only());
   ASSERT_FALSE(file.has_errors());
   const sema::FunctionInfo *info = file.sema->function_info("k");
   ASSERT_NE(info, nullptr);
@@ -149,20 +151,24 @@ TEST(Sema, MixedTargetsInOneKernel) {
                               "    amdgpu.s_setprio(1)\n");
   ASSERT_EQ(found.size(), 1u) << dump(found);
   EXPECT_EQ(found[0].code, "E0705");
-  CheckedFile file = check_source("t.argus", "@kernel(grid=1, block=64)\n"
-                                             "def k(C: Tensor((4,), f32)):\n"
-                                             "    amdgpu.s_setprio(1)\n", front_end_only());
+  CheckedFile file = check_source("t.argus",
+                                  "@kernel(grid=1, block=64)\n"
+                                  "def k(C: Tensor((4,), f32)):\n"
+                                  "    amdgpu.s_setprio(1)\n",
+                                  front_end_only());
   EXPECT_EQ(file.sema->functions[0].target, sema::Target::Gfx942);
 }
 
 TEST(Sema, ConstantFoldingAndLetConstants) {
-  CheckedFile file = check_source("t.argus", "BM = 64\nHALF = BM // 2 + cdiv(7, 2) - max(1, 2)\n"
-                                             "@kernel(grid=1, block=HALF)\n"
-                                             "def k(C: Tensor((4,), f32)):\n"
-                                             "    W = HALF * 2\n"
-                                             "    s = make_shared((W,), f32)\n"
-                                             "    s[0] = 0.0\n"
-                                             "    C[0] = s[0]\n", front_end_only());
+  CheckedFile file = check_source("t.argus",
+                                  "BM = 64\nHALF = BM // 2 + cdiv(7, 2) - max(1, 2)\n"
+                                  "@kernel(grid=1, block=HALF)\n"
+                                  "def k(C: Tensor((4,), f32)):\n"
+                                  "    W = HALF * 2\n"
+                                  "    s = make_shared((W,), f32)\n"
+                                  "    s[0] = 0.0\n"
+                                  "    C[0] = s[0]\n",
+                                  front_end_only());
   ASSERT_FALSE(file.has_errors()) << file.diagnostics[0].message;
   EXPECT_EQ(file.sema->functions[0].block[0], 32 + 4 - 2);
   EXPECT_EQ(file.sema->functions[0].shared_bytes, 68 * 4);
@@ -207,10 +213,12 @@ TEST(Sema, BenchChecksSizesAndReference) {
 }
 
 TEST(Sema, AssumeOnlyInKernelsAndRecorded) {
-  CheckedFile file = check_source("t.argus", "@kernel(grid=1, block=32)\n"
-                                             "def k(C: Tensor((M,), f32), M: i32):\n"
-                                             "    assume(M % 32 == 0, M > 0)\n"
-                                             "    C[0] = 0.0\n", front_end_only());
+  CheckedFile file = check_source("t.argus",
+                                  "@kernel(grid=1, block=32)\n"
+                                  "def k(C: Tensor((M,), f32), M: i32):\n"
+                                  "    assume(M % 32 == 0, M > 0)\n"
+                                  "    C[0] = 0.0\n",
+                                  front_end_only());
   ASSERT_FALSE(file.has_errors());
   EXPECT_EQ(file.sema->functions[0].assumptions.size(), 2u);
   const auto found = diagnose("@device\ndef f(x: i32) -> i32:\n    assume(x > 0)\n    return x\n"

@@ -53,7 +53,7 @@ struct KernelReport {
   std::vector<std::map<std::string, int64_t>> instances; // sizes executed
   std::vector<std::string> bounded_loops; // loops cut at unroll_bound ("line 12: kt")
   int64_t blocks_run = 0;
-  int64_t proofs = 0;       // Z3 queries answered unsat (proved)
+  int64_t proofs = 0;         // Z3 queries answered unsat (proved)
   int64_t proof_failures = 0; // sat answers (counterexamples)
   bool from_cache = false;
 };
