@@ -134,6 +134,20 @@ void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag 
   }
 }
 
+// The thread, the assertion and the element its operand names (a place: the
+// tensor and the indices it was read at).
+Machine::Where Machine::where_used(const Expr &call, const Expr &operand, const Value &place,
+                                   int64_t lane) const {
+  Where w;
+  w.lane = lane;
+  w.range = call.range;
+  w.tensor = tensor_name(operand);
+  if (place.kind == ValueKind::View)
+    for (const auto &c : place.view->coords)
+      w.coord.push_back(c[static_cast<size_t>(lane)]);
+  return w;
+}
+
 void Machine::assert_tag(const Expr &call, const Mask &m) {
   if (call.arg_count() < 2)
     return;
@@ -165,13 +179,7 @@ void Machine::assert_tag(const Expr &call, const Mask &m) {
           continue;
         if (!should_report("tag-mismatch", call.range))
           return;
-        Where w;
-        w.lane = lane;
-        w.range = call.range;
-        w.tensor = tensor_name(x_e);
-        if (place.kind == ValueKind::View)
-          for (const auto &c : place.view->coords)
-            w.coord.push_back(c[static_cast<size_t>(lane)]);
+        Where w = where_used(call, x_e, place, lane);
         w.origin = got_tag.origin;
         Violation &v =
             report("tag-mismatch", "assert_tag", w,
@@ -235,13 +243,7 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
           continue;
         if (!should_report("tag-mismatch", call.range))
           return;
-        Where w;
-        w.lane = lane;
-        w.range = call.range;
-        w.tensor = tensor_name(call.arg(0));
-        if (px.kind == ValueKind::View)
-          for (const auto &c : px.view->coords)
-            w.coord.push_back(c[static_cast<size_t>(lane)]);
+        Where w = where_used(call, call.arg(0), px, lane);
         if (x.elems > 1)
           w.coord.push_back(e);
         w.origin = a.origin;

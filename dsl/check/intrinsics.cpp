@@ -5,6 +5,8 @@
 
 #include "argus/layout/tv_layouts.h"
 
+#include <algorithm>
+
 namespace argus::check::detail {
 
 using ast::Expr;
@@ -48,6 +50,11 @@ const OperandMap &cached_map(const std::string &instruction, const char *operand
   if (it == cache.end())
     it = cache.emplace(key, operand_map(instruction, operand)).first;
   return it->second;
+}
+
+bool any_in(const Mask &m, int64_t first, int64_t count) {
+  return std::any_of(m.begin() + first, m.begin() + first + count,
+                     [](uint8_t b) { return b != 0; });
 }
 
 } // namespace
@@ -99,10 +106,7 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
     return t ? *t : Tag{};
   };
   for (int64_t w0 = 0; w0 + W <= lanes_; w0 += W) {
-    bool any_active = false;
-    for (int l = 0; l < W; ++l)
-      any_active = any_active || m[static_cast<size_t>(w0 + l)];
-    if (!any_active)
+    if (!any_in(m, w0, W))
       continue;
     std::vector<Tag> at(static_cast<size_t>(M * K)), bt(static_cast<size_t>(N * K));
     for (int i = 0; i < M * K; ++i)
@@ -193,10 +197,7 @@ Value Machine::ldmatrix(const std::string &op, const Expr &call, const Mask &m) 
   lint_reload(v, m, call.range);
   current_site_ = site_of(call.range);
   for (int64_t w0 = 0; w0 + W <= lanes_; w0 += W) {
-    bool any_active = false;
-    for (int l = 0; l < W; ++l)
-      any_active = any_active || m[static_cast<size_t>(w0 + l)];
-    if (!any_active)
+    if (!any_in(m, w0, W))
       continue;
     // Each 8x8 matrix is one phase: 8 rows of 16 bytes from the lanes that hold its addresses.
     for (int q = 0; q < count; ++q) {

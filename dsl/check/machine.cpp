@@ -223,6 +223,21 @@ int64_t Machine::element_byte_offset(const View &v, int64_t lane, int64_t elemen
   return offset;
 }
 
+void Machine::report_outside_buffer(const Buffer &b, int64_t lane, const Range &at, int64_t byte,
+                                    const std::string &what) {
+  if (!should_report("out-of-bounds", at))
+    return;
+  Where w;
+  w.lane = lane;
+  w.range = at;
+  w.tensor = b.name;
+  Violation &viol =
+      report("out-of-bounds", "bounds", w,
+             what + b.name + " at byte offset " + std::to_string(byte) + " is outside its " +
+                 std::to_string(b.cells * b.cell_bytes) + " bytes");
+  viol.data["byte_offset"] = byte;
+}
+
 bool Machine::read_element(const View &v, int64_t lane, int64_t element, const Range &at, Tag &tag,
                            int64_t &value, int64_t *cell_out) {
   if (!v.bad.empty() && v.bad[static_cast<size_t>(lane)])
@@ -232,17 +247,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
   const int64_t first = cell_index(b, byte);
   const int64_t count = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
   if (first < 0 || first + count > b.cells) {
-    if (should_report("out-of-bounds", at)) {
-      Where w;
-      w.lane = lane;
-      w.range = at;
-      w.tensor = b.name;
-      Violation &viol =
-          report("out-of-bounds", "bounds", w,
-                 "read of " + b.name + " at byte offset " + std::to_string(byte) +
-                     " is outside its " + std::to_string(b.cells * b.cell_bytes) + " bytes");
-      viol.data["byte_offset"] = byte;
-    }
+    report_outside_buffer(b, lane, at, byte, "read of ");
     return false;
   }
   tag = Tag{};
@@ -406,17 +411,7 @@ void Machine::write_element(const View &v, int64_t lane, int64_t element, const 
   const int64_t first = cell_index(b, byte);
   const int64_t count = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
   if (first < 0 || first + count > b.cells) {
-    if (should_report("out-of-bounds", at)) {
-      Where w;
-      w.lane = lane;
-      w.range = at;
-      w.tensor = b.name;
-      Violation &viol =
-          report("out-of-bounds", "bounds", w,
-                 "write of " + b.name + " at byte offset " + std::to_string(byte) +
-                     " is outside its " + std::to_string(b.cells * b.cell_bytes) + " bytes");
-      viol.data["byte_offset"] = byte;
-    }
+    report_outside_buffer(b, lane, at, byte, "write of ");
     return;
   }
   for (int64_t k = 0; k < count; ++k)

@@ -267,6 +267,8 @@ public:
   // Reads/writes one element of a view for one thread; false when it was out of bounds.
   bool read_element(const View &v, int64_t lane, int64_t element, const Range &at, Tag &tag,
                     int64_t &value, int64_t *cell_out = nullptr);
+  void report_outside_buffer(const Buffer &b, int64_t lane, const Range &at, int64_t byte,
+                             const std::string &what);
   void write_element(const View &v, int64_t lane, int64_t element, const Range &at, const Tag *tag,
                      int64_t value);
   void write_cell(int buffer, int64_t lane, int64_t index, const Range &at, const Tag *tag,
@@ -340,6 +342,8 @@ public:
   void reset_tags(const ast::Expr &call, const Mask &m);
   void assert_covered(const ast::Expr &call, const Mask &m);
   void check_coverage(bool all_blocks);
+  Where where_used(const ast::Expr &call, const ast::Expr &operand, const Value &place,
+                   int64_t lane) const;
   void check_store_contract(const Buffer &b, int64_t cell, const Tag &tag, int64_t lane,
                             const Range &at, const View &v);
 

@@ -5,6 +5,7 @@
 #include "argus/dsl/frontend.h"
 #include "machine.h"
 #include "symbolic.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -17,14 +18,7 @@ namespace argus {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kSourceDir = ARGUS_SOURCE_DIR;
-
-std::string read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using checker_test::read_file;
 
 CheckedFile front_end(const std::string &name, const std::string &text) {
   FrontendOptions o;
@@ -33,13 +27,7 @@ CheckedFile front_end(const std::string &name, const std::string &text) {
 }
 
 std::vector<fs::path> kernels_to_compare() {
-  std::vector<fs::path> files;
-  for (const char *dir : {"tests/checker/corpus", "examples"})
-    for (const auto &e : fs::directory_iterator(kSourceDir / dir))
-      if (e.path().extension() == ".argus")
-        files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
+  return checker_test::argus_files({"tests/checker/corpus", "examples"});
 }
 
 // The exhaustive path (the interpreter at a size instance) and the Z3 path
@@ -80,11 +68,7 @@ TEST_P(VerdictTest, InterpreterAndZ3AgreeOnBoundsAtEachInstance) {
 
 INSTANTIATE_TEST_SUITE_P(Files, VerdictTest, ::testing::ValuesIn(kernels_to_compare()),
                          [](const ::testing::TestParamInfo<fs::path> &info) {
-                           std::string n = info.param.stem().string();
-                           for (char &c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           return n;
+                           return checker_test::test_name(info.param);
                          });
 
 const char *kRace = "THREADS = 64\n"

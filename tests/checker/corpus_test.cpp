@@ -12,6 +12,7 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
 #include "argus/dsl/frontend.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -27,23 +28,10 @@ namespace argus {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kSourceDir = ARGUS_SOURCE_DIR;
+using checker_test::kSourceDir;
+using checker_test::read_file;
 
-std::string read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<fs::path> corpus_files() {
-  std::vector<fs::path> files;
-  for (const auto &e : fs::directory_iterator(kSourceDir / "tests" / "checker" / "corpus"))
-    if (e.path().extension() == ".argus")
-      files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<fs::path> corpus_files() { return checker_test::argus_files({"tests/checker/corpus"}); }
 
 struct Expectation {
   uint32_t line = 0; // 1-based
@@ -210,11 +198,7 @@ TEST_P(CorpusTest, EveryListedFixRemovesItsViolation) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, ::testing::ValuesIn(corpus_files()),
                          [](const ::testing::TestParamInfo<fs::path> &info) {
-                           std::string n = info.param.stem().string();
-                           for (char &c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           return n;
+                           return checker_test::test_name(info.param);
                          });
 
 // Every rule: a corpus kernel that violates it (a marker with its code) and

@@ -1,0 +1,42 @@
+// Helpers shared by the checker's tests: the source tree and its files.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace argus::checker_test {
+
+inline const std::filesystem::path kSourceDir = ARGUS_SOURCE_DIR;
+
+inline std::string read_file(const std::filesystem::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The .argus files of folders of the source tree, sorted.
+inline std::vector<std::filesystem::path> argus_files(const std::vector<const char *> &dirs) {
+  std::vector<std::filesystem::path> files;
+  for (const char *dir : dirs)
+    for (const auto &e : std::filesystem::directory_iterator(kSourceDir / dir))
+      if (e.path().extension() == ".argus")
+        files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A gtest parameter name from a file's stem.
+inline std::string test_name(const std::filesystem::path &path) {
+  std::string n = path.stem().string();
+  for (char &c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return n;
+}
+
+} // namespace argus::checker_test
