@@ -136,9 +136,8 @@ std::string apply_edits(const std::string &text, std::vector<TextEdit> edits,
   return out;
 }
 
-std::optional<std::vector<TextEdit>> fix_edits(const CheckedFile &file, const nlohmann::json &data,
+std::optional<std::vector<TextEdit>> fix_edits(const nlohmann::json &data,
                                                const std::string &fix_id) {
-  (void)file;
   if (!data.is_object() || !data.contains("edits") || !data["edits"].contains(fix_id))
     return std::nullopt;
   std::vector<TextEdit> edits;

@@ -1,5 +1,6 @@
 #include "argus/server/server.h"
 
+#include "argus/dsl/checker.h"
 #include "argus/server/lsp_diagnostic.h"
 
 #include <exception>
@@ -176,6 +177,8 @@ void Server::dispatch_request(const json &request) {
       reply(id, nullptr);
     } else if (method == "textDocument/diagnostic") {
       reply(id, pull_diagnostics(params));
+    } else if (method == "textDocument/codeAction") {
+      reply(id, code_actions(params));
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -237,8 +240,8 @@ json Server::initialize(const json &params) {
       {"capabilities",
        {{"positionEncoding", encoding},
         {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
-        {"diagnosticProvider",
-         {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}}}},
+        {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
+        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -297,8 +300,62 @@ json Server::diagnostics_of(const Document &document) {
         const SourceFile source(snapshot.path, snapshot.text);
         for (const Diagnostic &diagnostic : checked.diagnostics)
           items.push_back(lsp_diagnostic(source, diagnostic, snapshot.uri, encoding_));
+        last_checks_[snapshot.uri] =
+            LastCheck{snapshot.version, snapshot.text, checked.diagnostics};
       });
   return items;
+}
+
+namespace {
+
+std::string fix_title(const std::string &id) {
+  if (id == "argus.fix.insert-barrier")
+    return "Insert syncthreads()";
+  if (id == "argus.fix.stage-index")
+    return "Use the other operand's stage index";
+  if (id == "argus.fix.pad-shared")
+    return "Pad the shared tile";
+  return id;
+}
+
+} // namespace
+
+// Quick fixes: the verified fixes the checker listed in data["fixes"] of the
+// document's current diagnostics that overlap the requested range.
+json Server::code_actions(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  const Document *document = documents_.find(uri);
+  if (document == nullptr)
+    throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
+  const json &range = params.at("range");
+  const LspRange wanted{parse_position(range.at("start")), parse_position(range.at("end"))};
+  const size_t from = offset_of(document->text, wanted.start, encoding_);
+  const size_t to = offset_of(document->text, wanted.end, encoding_);
+  json actions = json::array();
+  auto it = last_checks_.find(uri);
+  if (it == last_checks_.end() || it->second.text != document->text)
+    return actions; // diagnostics of another text: no edits that could be stale
+  const SourceFile source(uri_to_path(uri), it->second.text);
+  for (const Diagnostic &d : it->second.diagnostics) {
+    const size_t begin = source.offset(d.range.begin), end = source.offset(d.range.end);
+    if (end < from || begin > to || !d.data.is_object() || !d.data.contains("fixes"))
+      continue;
+    for (const json &fix : d.data["fixes"]) {
+      auto edits = check::fix_edits(d.data, fix.get<std::string>());
+      if (!edits)
+        continue;
+      json text_edits = json::array();
+      for (const check::TextEdit &e : *edits)
+        text_edits.push_back(
+            {{"range", lsp_range(source, e.range, encoding_)}, {"newText", e.new_text}});
+      actions.push_back({{"title", fix_title(fix.get<std::string>())},
+                         {"kind", "quickfix"},
+                         {"isPreferred", true},
+                         {"diagnostics", json::array({lsp_diagnostic(source, d, uri, encoding_)})},
+                         {"edit", {{"changes", {{uri, text_edits}}}}}});
+    }
+  }
+  return actions;
 }
 
 void Server::publish(const Document &document) {

@@ -104,14 +104,14 @@ TEST(ReplayTest, ACounterexampleReplaysAndATamperedOneDoesNot) {
 TEST(ReplayTest, TheBarrierFixIsTheInsertedSyncthreads) {
   const CheckedFile file = check_source("racy.argus", kRace);
   ASSERT_EQ(file.diagnostics.size(), 1u);
-  auto edits = check::fix_edits(file, file.diagnostics[0].data, "argus.fix.insert-barrier");
+  auto edits = check::fix_edits(file.diagnostics[0].data, "argus.fix.insert-barrier");
   ASSERT_TRUE(edits.has_value());
   const std::string fixed = check::apply_edits(file.source->text(), *edits, *file.source);
   EXPECT_NE(fixed.find("    s[t] = X[t]\n    syncthreads()\n    Y[t] = s[(t + 1) % THREADS]\n"),
             std::string::npos)
       << fixed;
   EXPECT_TRUE(check_source("racy.argus", fixed).diagnostics.empty());
-  EXPECT_FALSE(check::fix_edits(file, file.diagnostics[0].data, "argus.fix.no-such").has_value());
+  EXPECT_FALSE(check::fix_edits(file.diagnostics[0].data, "argus.fix.no-such").has_value());
 }
 
 const char *kTwoKernels = "@kernel(grid=1, block=32)\n"

@@ -180,7 +180,7 @@ TEST_P(CorpusTest, EveryListedFixRemovesItsViolation) {
     if (!d.data.is_object() || !d.data.contains("fixes"))
       continue;
     for (const auto &fix : d.data["fixes"]) {
-      auto edits = check::fix_edits(file, d.data, fix.get<std::string>());
+      auto edits = check::fix_edits(d.data, fix.get<std::string>());
       ASSERT_TRUE(edits.has_value()) << fix << " of " << d.message << " has no edits";
       const std::string fixed = check::apply_edits(file.source->text(), *edits, *file.source);
       const CheckedFile after = check_source(name, fixed);

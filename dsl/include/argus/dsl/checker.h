@@ -89,10 +89,12 @@ struct TextEdit {
   std::string new_text;
 };
 
-// The edits of a mechanical fix a violation lists in data["fixes"], or
-// nothing when the fix does not apply. Every fix was verified when it was
-// listed: the edited kernel re-checks without that violation.
-std::optional<std::vector<TextEdit>> fix_edits(const CheckedFile &file, const nlohmann::json &data,
+// The edits of a mechanical fix a violation lists in data["fixes"] (kept in
+// data["edits"]), or nothing when it lists no such fix. Every fix was
+// verified when it was listed: the edited file re-checks with fewer
+// violations of that code and no new error. The edits apply to the text the
+// violation was found in.
+std::optional<std::vector<TextEdit>> fix_edits(const nlohmann::json &data,
                                                const std::string &fix_id);
 
 // Applies edits (non-overlapping) to a text.

@@ -4,6 +4,7 @@
 // touching the protocol code; see server/README.md.
 #pragma once
 
+#include "argus/dsl/checker.h"
 #include "argus/dsl/frontend.h"
 
 #include <functional>
@@ -23,7 +24,12 @@ class Scheduler {
 public:
   using Callback = std::function<void(const DocumentSnapshot &, CheckedFile &)>;
 
-  explicit Scheduler(FrontendOptions options) : options_(std::move(options)) {}
+  explicit Scheduler(FrontendOptions options) : options_(std::move(options)) {
+    // Kernels an edit did not touch come from the cache, not a new proof.
+    options_.cache = &cache_;
+  }
+  Scheduler(const Scheduler &) = delete;
+  Scheduler &operator=(const Scheduler &) = delete;
 
   // Checks `snapshot` and calls `done` with the result. The inline scheduler
   // calls back on the calling (message) thread before returning; a threaded
@@ -32,6 +38,7 @@ public:
   void check(DocumentSnapshot snapshot, const Callback &done);
 
 private:
+  check::CheckCache cache_;
   FrontendOptions options_;
 };
 

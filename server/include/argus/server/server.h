@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include <deque>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace argus::server {
 
@@ -61,6 +63,7 @@ private:
   void did_close(const nlohmann::json &params);
   void publish(const Document &document);
   nlohmann::json diagnostics_of(const Document &document);
+  nlohmann::json code_actions(const nlohmann::json &params);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
   void reply_error(const nlohmann::json &id, int code, const std::string &message);
@@ -70,6 +73,13 @@ private:
   ServerOptions options_;
   Scheduler scheduler_;
   DocumentStore documents_;
+  // The last check of each open document, for code actions on its diagnostics.
+  struct LastCheck {
+    int64_t version = 0;
+    std::string text;
+    std::vector<Diagnostic> diagnostics;
+  };
+  std::map<std::string, LastCheck> last_checks_;
   std::deque<nlohmann::json> pending_; // requests read but not yet answered
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
   bool initialized_ = false;
