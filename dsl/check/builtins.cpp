@@ -150,7 +150,6 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
   v.dtype = buf.dtype;
   v.shape = buf.shape;
   v.strides = buf.strides;
-  v.offset.assign(static_cast<size_t>(lanes_), 0);
   Value out;
   out.kind = ValueKind::View;
   out.dtype = buf.dtype;
@@ -198,6 +197,11 @@ Value Machine::make_view(const Expr &call, const Mask &m) {
       Value o = data(*offs[d], m);
       if (o.kind != ValueKind::Data)
         continue;
+      if (o.uniform && v.uniform_offset) {
+        v.offset[0] += o.at(0) * v.strides[d] * eb;
+        continue;
+      }
+      v.expand_offset(lanes_);
       for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
         v.offset[lane] += o.at(lane) * v.strides[d] * eb;
     }

@@ -143,8 +143,8 @@ Machine::Where Machine::where_used(const Expr &call, const Expr &operand, const 
   w.range = call.range;
   w.tensor = tensor_name(operand);
   if (place.kind == ValueKind::View)
-    for (const auto &c : place.view->coords)
-      w.coord.push_back(c[static_cast<size_t>(lane)]);
+    for (const Value &c : place.view->coords)
+      w.coord.push_back(c.kind == ValueKind::Data ? c.at(static_cast<size_t>(lane)) : 0);
   return w;
 }
 

@@ -210,43 +210,60 @@ Value Machine::subscript(const Expr &e, const Mask &m) {
   for (size_t i = 1; i < e.operands.size(); ++i)
     idx.push_back(data(*e.operands[i], m));
   const int64_t eb = dtype_bytes(v.dtype);
-  if (v.bad.empty())
-    v.bad.assign(static_cast<size_t>(lanes_), 0);
   const bool tiled = !v.tile.empty();
   for (size_t d = 0; d < n && d < v.shape.size(); ++d) {
     const int64_t extent = tiled ? (v.shape[d] + v.tile[d] - 1) / v.tile[d] : v.shape[d];
     const int64_t step = (tiled ? v.tile[d] : 1) * v.strides[d] * eb;
-    std::vector<int64_t> coords(static_cast<size_t>(lanes_), 0);
-    for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
-      if (!m[lane] || idx[d].kind != ValueKind::Data)
-        continue;
-      const int64_t x = idx[d].at(lane);
-      coords[lane] = x;
-      if (x < 0 || x >= extent) {
-        if (!v.bad[lane] && should_report("out-of-bounds", e.range)) {
-          Where w;
-          w.lane = static_cast<int64_t>(lane);
-          w.range = e.range;
-          w.tensor = tensor_name(e);
-          for (const auto &c : v.coords)
-            w.coord.push_back(c[lane]);
-          for (size_t k = d; k < n; ++k)
-            w.coord.push_back(idx[k].kind == ValueKind::Data ? idx[k].at(lane) : 0);
-          const std::string what = tiled ? "tile index " : "index ";
-          Violation &viol = report("out-of-bounds", "bounds", w,
-                                   what + std::to_string(x) + " is out of bounds for dimension " +
-                                       std::to_string(v.coords.size()) + " of " +
-                                       (w.tensor.empty() ? std::string("the tensor") : w.tensor) +
-                                       " (size " + std::to_string(extent) + ")");
-          viol.data["dimension"] = v.coords.size();
-          viol.data["extent"] = extent;
-          viol.data["index"] = x;
-        }
-        v.bad[lane] = 1;
-      }
-      v.offset[lane] += x * step;
+    const Value &ix = idx[d];
+    if (ix.kind != ValueKind::Data) {
+      v.coords.push_back(uniform_int(0));
+      continue;
     }
-    v.coords.push_back(std::move(coords));
+    // An index outside its dimension: reported once per place, and the
+    // thread's access is skipped.
+    auto outside = [&](size_t lane, int64_t x) {
+      if (v.bad.empty())
+        v.bad.assign(static_cast<size_t>(lanes_), 0);
+      if (!v.bad[lane] && should_report("out-of-bounds", e.range)) {
+        Where w;
+        w.lane = static_cast<int64_t>(lane);
+        w.range = e.range;
+        w.tensor = tensor_name(e);
+        for (const Value &c : v.coords)
+          w.coord.push_back(c.kind == ValueKind::Data ? c.at(lane) : 0);
+        for (size_t k = d; k < n; ++k)
+          w.coord.push_back(idx[k].kind == ValueKind::Data ? idx[k].at(lane) : 0);
+        const std::string what = tiled ? "tile index " : "index ";
+        Violation &viol = report("out-of-bounds", "bounds", w,
+                                 what + std::to_string(x) + " is out of bounds for dimension " +
+                                     std::to_string(v.coords.size()) + " of " +
+                                     (w.tensor.empty() ? std::string("the tensor") : w.tensor) +
+                                     " (size " + std::to_string(extent) + ")");
+        viol.data["dimension"] = v.coords.size();
+        viol.data["extent"] = extent;
+        viol.data["index"] = x;
+      }
+      v.bad[lane] = 1;
+    };
+    if (ix.uniform && v.uniform_offset) {
+      const int64_t x = ix.at(0);
+      if (x < 0 || x >= extent)
+        for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
+          if (m[lane])
+            outside(lane, x);
+      v.offset[0] += x * step;
+    } else {
+      v.expand_offset(lanes_);
+      for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+        if (!m[lane])
+          continue;
+        const int64_t x = ix.at(lane);
+        if (x < 0 || x >= extent)
+          outside(lane, x);
+        v.offset[lane] += x * step;
+      }
+    }
+    v.coords.push_back(ix);
   }
   if (tiled) {
     v.shape = v.tile;

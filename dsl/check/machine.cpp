@@ -212,7 +212,7 @@ std::vector<int64_t> Machine::cell_coords(const Buffer &b, int64_t cell) const {
 }
 
 int64_t Machine::element_byte_offset(const View &v, int64_t lane, int64_t element) const {
-  int64_t offset = v.offset[static_cast<size_t>(lane)];
+  int64_t offset = v.off(static_cast<size_t>(lane));
   const int64_t eb = dtype_bytes(v.dtype);
   int64_t rest = element;
   for (size_t i = v.shape.size(); i-- > 0;) {
@@ -475,7 +475,7 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)] || (!v.bad.empty() && v.bad[static_cast<size_t>(lane)]))
       continue;
-    const int64_t base = v.offset[static_cast<size_t>(lane)] / eb;
+    const int64_t base = v.off(static_cast<size_t>(lane)) / eb;
     Cell *row = b.data.data() + lane * b.cells;
     for (int64_t e = 0; e < n; ++e) {
       const int64_t idx = base + cells[static_cast<size_t>(e)];
@@ -516,7 +516,7 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
     for (int64_t lane = 0; lane < lanes_; ++lane) {
       if (!m[static_cast<size_t>(lane)] || (!v.bad.empty() && v.bad[static_cast<size_t>(lane)]))
         continue;
-      const int64_t base = v.offset[static_cast<size_t>(lane)] / lb.cell_bytes;
+      const int64_t base = v.off(static_cast<size_t>(lane)) / lb.cell_bytes;
       Cell *row = lb.data.data() + lane * lb.cells;
       for (int64_t e = 0; e < n; ++e) {
         const int64_t idx = base + cells[static_cast<size_t>(e)];

@@ -64,16 +64,28 @@ std::string field_text(int64_t v); // "⊤" / "absent" / the number
 
 using Mask = std::vector<uint8_t>;
 
+struct Value;
+
 struct View {
   int buffer = -1;
   ScalarKind dtype = ScalarKind::F32;
   std::vector<int64_t> shape;
   std::vector<int64_t> strides; // in elements of dtype
-  std::vector<int64_t> offset;  // per lane: bytes from the buffer start, before any swizzle
+  // Bytes from the buffer start, before any swizzle: per lane, or one entry
+  // for every lane when `uniform_offset`.
+  std::vector<int64_t> offset{0};
+  bool uniform_offset = true;
   std::vector<int64_t> tile;    // t.tile(s) not yet indexed
-  std::vector<uint8_t> bad;     // per lane: an index was out of bounds (the access is skipped)
-  std::vector<std::vector<int64_t>> coords; // indices applied so far, [dim][lane]
+  std::vector<uint8_t> bad;     // per lane, or empty: an index was out of bounds (access skipped)
+  std::vector<Value> coords;    // the indices applied so far, one value per dimension
   int64_t elements() const;
+  int64_t off(size_t lane) const { return offset[uniform_offset ? 0 : lane]; }
+  void expand_offset(int64_t lanes) {
+    if (uniform_offset)
+      offset.assign(static_cast<size_t>(lanes), offset[0]);
+    uniform_offset = false;
+  }
+  bool is_bad(size_t lane) const { return !bad.empty() && bad[lane]; }
 };
 
 enum class ValueKind { None, Data, View, Tuple, Dtype, String, Layout, Expr };

@@ -84,7 +84,6 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     v.dtype = buffers_[static_cast<size_t>(index)].dtype;
     v.shape = buffers_[static_cast<size_t>(index)].shape;
     v.strides = buffers_[static_cast<size_t>(index)].strides;
-    v.offset.assign(static_cast<size_t>(lanes_), 0);
     Value tv;
     tv.kind = ValueKind::View;
     tv.dtype = v.dtype;
