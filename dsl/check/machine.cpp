@@ -179,9 +179,12 @@ int Machine::new_buffer(Buffer b) {
   return static_cast<int>(buffers_.size() - 1);
 }
 
+// Local arrays are stored cell-major ([cell][thread]): a statement reads the
+// same cell in every thread, so the threads' copies are contiguous.
 Cell &Machine::cell(Buffer &b, int64_t lane, int64_t index) {
-  const int64_t base = b.space == MemorySpace::Local ? lane * b.cells : 0;
-  return b.data[static_cast<size_t>(base + index)];
+  if (b.space == MemorySpace::Local)
+    return b.data[static_cast<size_t>(index * lanes_ + lane)];
+  return b.data[static_cast<size_t>(index)];
 }
 
 int64_t Machine::cell_index(const Buffer &b, int64_t byte_offset) const {
@@ -476,7 +479,7 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
     if (!m[static_cast<size_t>(lane)] || (!v.bad.empty() && v.bad[static_cast<size_t>(lane)]))
       continue;
     const int64_t base = v.off(static_cast<size_t>(lane)) / eb;
-    Cell *row = b.data.data() + lane * b.cells;
+    Cell *column = b.data.data() + lane;
     for (int64_t e = 0; e < n; ++e) {
       const int64_t idx = base + cells[static_cast<size_t>(e)];
       if (idx < 0 || idx >= b.cells) {
@@ -485,7 +488,7 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
         read_element(v, lane, e, at, t, value); // reports the bounds violation
         continue;
       }
-      const Cell &c = row[idx];
+      const Cell &c = column[idx * lanes_];
       Tag &t = out.tags[static_cast<size_t>(lane * n + e)];
       t = c.tag;
       out.ints[static_cast<size_t>(lane * n + e)] = c.value;
@@ -517,7 +520,7 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
       if (!m[static_cast<size_t>(lane)] || (!v.bad.empty() && v.bad[static_cast<size_t>(lane)]))
         continue;
       const int64_t base = v.off(static_cast<size_t>(lane)) / lb.cell_bytes;
-      Cell *row = lb.data.data() + lane * lb.cells;
+      Cell *column = lb.data.data() + lane;
       for (int64_t e = 0; e < n; ++e) {
         const int64_t idx = base + cells[static_cast<size_t>(e)];
         const int src = data.elems == n ? static_cast<int>(e) : 0;
@@ -526,7 +529,7 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
                         data.at(static_cast<size_t>(lane), src)); // reports it
           continue;
         }
-        Cell &c = row[idx];
+        Cell &c = column[idx * lanes_];
         const Tag *t = data.tag_at(static_cast<size_t>(lane), src);
         c.tag = t ? *t : Tag{};
         c.tag.origin = site;

@@ -156,7 +156,7 @@ struct Buffer {
   ScalarKind dtype = ScalarKind::F32;
   int64_t cell_bytes = 4;
   int64_t cells = 0;                      // per thread for local buffers
-  std::vector<Cell> data;                 // local: [lane * cells + i]
+  std::vector<Cell> data;                 // local: [i * threads + lane] (Machine::cell)
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
