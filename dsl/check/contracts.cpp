@@ -2,7 +2,9 @@
 // stores into tagged tensors, assert_covered.
 #include "machine.h"
 
+#include <array>
 #include <functional>
+#include <span>
 
 namespace argus::check::detail {
 
@@ -229,12 +231,17 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
       const Tag a = tx ? *tx : Tag{}, b = ty ? *ty : Tag{};
       if (a.poison || b.poison)
         continue;
-      std::vector<int> check = ids;
-      if (all_common)
+      // The fields to compare: the listed ones, or those both carry.
+      std::array<int, kMaxFields> common{};
+      size_t count = 0;
+      if (all_common) {
         for (int f = 0; f < kMaxFields; ++f)
           if (a.field[static_cast<size_t>(f)] != kAbsent &&
               b.field[static_cast<size_t>(f)] != kAbsent)
-            check.push_back(f);
+            common[count++] = f;
+      }
+      const std::span<const int> check =
+          all_common ? std::span<const int>(common.data(), count) : std::span<const int>(ids);
       for (int f : check) {
         if (f < 0)
           continue;

@@ -155,6 +155,23 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
   const int elems = std::max(a.elems, b.elems);
   const bool is_float = a.is_float || b.is_float || op == BinaryOp::Div;
   const bool uniform = a.uniform && b.uniform;
+  if (!a.uniform && !b.uniform && a.elems == b.elems) {
+    // Both per thread with one shape: element-wise over the arrays. Threads
+    // outside the mask get values too; nobody reads them.
+    Value out = make_data(a.dtype, elems, is_float);
+    const size_t n = out.ints.size();
+    if (!is_float)
+      for (size_t i = 0; i < n; ++i)
+        out.ints[i] = int_op(op, a.ints[i], b.ints[i]);
+    if (!a.tags.empty() && !b.tags.empty()) {
+      out.tags.resize(n);
+      for (size_t i = 0; i < n; ++i)
+        out.tags[i] = join(a.tags[i], b.tags[i]);
+    } else if (!a.tags.empty() || !b.tags.empty()) {
+      out.tags = a.tags.empty() ? b.tags : a.tags;
+    }
+    return out;
+  }
   Value out;
   if (uniform) {
     out.kind = ValueKind::Data;

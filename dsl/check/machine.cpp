@@ -10,17 +10,6 @@ bool Tag::empty() const {
   return std::all_of(field.begin(), field.end(), [](int64_t v) { return v == kAbsent; });
 }
 
-Tag join(const Tag &a, const Tag &b) {
-  Tag out;
-  for (int i = 0; i < kMaxFields; ++i) {
-    const int64_t x = a.field[static_cast<size_t>(i)], y = b.field[static_cast<size_t>(i)];
-    out.field[static_cast<size_t>(i)] = x == kAbsent ? y : y == kAbsent ? x : x == y ? x : kTop;
-  }
-  out.origin = a.origin >= 0 ? a.origin : b.origin;
-  out.poison = a.poison || b.poison;
-  return out;
-}
-
 std::string field_text(int64_t v) {
   if (v == kAbsent)
     return "absent";

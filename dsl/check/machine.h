@@ -56,7 +56,17 @@ struct Tag {
 };
 
 // Field-wise join: absent is the identity, equal stays, different is ⊤.
-Tag join(const Tag &a, const Tag &b);
+// Inline: arithmetic joins a tag per thread and element.
+inline Tag join(const Tag &a, const Tag &b) {
+  Tag out;
+  for (size_t i = 0; i < static_cast<size_t>(kMaxFields); ++i) {
+    const int32_t x = a.field[i], y = b.field[i];
+    out.field[i] = x == kAbsent ? y : y == kAbsent ? x : x == y ? x : kTop;
+  }
+  out.origin = a.origin >= 0 ? a.origin : b.origin;
+  out.poison = a.poison || b.poison;
+  return out;
+}
 std::string field_text(int64_t v); // "⊤" / "absent" / the number
 
 // ---------------------------------------------------------------------------
@@ -75,9 +85,9 @@ struct View {
   // for every lane when `uniform_offset`.
   std::vector<int64_t> offset{0};
   bool uniform_offset = true;
-  std::vector<int64_t> tile;    // t.tile(s) not yet indexed
-  std::vector<uint8_t> bad;     // per lane, or empty: an index was out of bounds (access skipped)
-  std::vector<Value> coords;    // the indices applied so far, one value per dimension
+  std::vector<int64_t> tile; // t.tile(s) not yet indexed
+  std::vector<uint8_t> bad;  // per lane, or empty: an index was out of bounds (access skipped)
+  std::vector<Value> coords; // the indices applied so far, one value per dimension
   int64_t elements() const;
   int64_t off(size_t lane) const { return offset[uniform_offset ? 0 : lane]; }
   void expand_offset(int64_t lanes) {
