@@ -291,8 +291,7 @@ void Machine::async_wait(int64_t keep, const Mask &m, const Range &at) {
     while (static_cast<int64_t>(groups.size()) > keep) {
       for (const PendingWrite &w : groups.front()) {
         Buffer &b = buffers_[static_cast<size_t>(w.buffer)];
-        Cell &c = cell(b, static_cast<int64_t>(lane), w.cell);
-        if (c.pending_lane != static_cast<int32_t>(lane))
+        if (b.log[static_cast<size_t>(w.cell)].pending_lane != static_cast<int32_t>(lane))
           continue; // overwritten meanwhile (reported as a race there)
         const Site &site = sites_[static_cast<size_t>(w.site)];
         const ast::Stmt *saved = current_stmt_;

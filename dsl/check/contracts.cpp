@@ -321,9 +321,10 @@ void Machine::check_coverage(bool all_blocks) {
         idx += coord[d] * b.strides[d];
       }
       const Cell &c = b.data[static_cast<size_t>(idx)];
-      if (c.writes == 1)
+      const CellLog &l = b.log[static_cast<size_t>(idx)];
+      if (l.writes == 1)
         continue;
-      const std::string kind = c.writes == 0 ? "not-covered" : "covered-twice";
+      const std::string kind = l.writes == 0 ? "not-covered" : "covered-twice";
       if (!should_report(kind, at))
         continue;
       std::string text;
@@ -335,19 +336,19 @@ void Machine::check_coverage(bool all_blocks) {
       w.coord = coord;
       w.origin = c.write_site;
       Violation &v = report(kind, "assert_covered", w,
-                            c.writes == 0 ? b.name + "[" + text + "] is never written"
+                            l.writes == 0 ? b.name + "[" + text + "] is never written"
                                           : b.name + "[" + text + "] is written " +
-                                                std::to_string(c.writes) + " times");
+                                                std::to_string(l.writes) + " times");
       v.data["thread"] = nullptr;
       v.data["iteration"] = nlohmann::json::object();
-      v.data["writes"] = c.writes;
+      v.data["writes"] = l.writes;
       // The message's thread context is meaningless here: say the sizes instead.
       std::string sizes;
       for (const auto &[k, x] : sizes_)
         sizes += (sizes.empty() ? "" : ", ") + k + " = " + std::to_string(x);
-      v.message = (c.writes == 0 ? b.name + "[" + text + "] is never written"
+      v.message = (l.writes == 0 ? b.name + "[" + text + "] is never written"
                                  : b.name + "[" + text + "] is written " +
-                                       std::to_string(c.writes) + " times") +
+                                       std::to_string(l.writes) + " times") +
                   " (" + sizes + ")";
       break;
     }

@@ -253,6 +253,8 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
   const int32_t site = site_of(call.range);
   current_site_ = site;
   Buffer &b = buffers_[static_cast<size_t>(d.buffer)];
+  if (b.log.empty())
+    return; // not shared memory (the front end allows only shared destinations)
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)] || (!d.bad.empty() && d.bad[static_cast<size_t>(lane)]))
       continue;
@@ -275,17 +277,17 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
         }
         continue;
       }
-      Cell &c = cell(b, lane, idx);
+      CellLog &l = b.log[static_cast<size_t>(idx)];
       // Overwriting what another thread read in this barrier interval is a race now,
       // whenever the copy lands.
-      if (c.reader_block == block_linear_ && c.read_epoch == epoch_ &&
-          (c.many_readers || c.reader != lane) && should_report("race", call.range)) {
+      if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
+          (l.many_readers || l.reader != lane) && should_report("race", call.range)) {
         Where w;
         w.lane = lane;
         w.range = call.range;
         w.tensor = b.name;
         w.coord = cell_coords(b, idx);
-        w.origin = c.read_site;
+        w.origin = l.read_site;
         Violation &viol = report("race", "read-write", w,
                                  "data race on " + b.name +
                                      ": async copy into it while other threads read it in the "
@@ -294,11 +296,11 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
           viol.related.back().message = "read here";
           viol.data["origin"]["note"] = "read here";
         }
-        if (c.reader != lane)
-          viol.data["other_thread"] = thread_json(c.reader);
+        if (l.reader != lane)
+          viol.data["other_thread"] = thread_json(l.reader);
       }
-      c.pending_lane = static_cast<int32_t>(lane);
-      c.pending_site = site;
+      l.pending_lane = static_cast<int32_t>(lane);
+      l.pending_site = site;
       t.origin = site;
       open_group_[static_cast<size_t>(lane)].push_back(PendingWrite{d.buffer, idx, t, value, site});
     }

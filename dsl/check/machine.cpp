@@ -164,6 +164,8 @@ int Machine::new_buffer(Buffer b) {
     }
   }
   b.data.assign(static_cast<size_t>(b.cells * copies), Cell{});
+  if (b.space != MemorySpace::Local)
+    b.log.assign(static_cast<size_t>(b.cells), CellLog{});
   buffers_.push_back(std::move(b));
   return static_cast<int>(buffers_.size() - 1);
 }
@@ -247,9 +249,11 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
   bool poison = false;
   for (int64_t k = 0; k < count; ++k) {
     Cell &c = cell(b, lane, first + k);
+    CellLog *log = b.space == MemorySpace::Local ? nullptr : &b.log[static_cast<size_t>(first + k)];
     if (cell_out && k == 0)
       *cell_out = first + k;
-    if (b.space != MemorySpace::Local) {
+    if (log) {
+      CellLog &l = *log;
       auto where = [&] {
         Where w;
         w.lane = lane;
@@ -258,45 +262,45 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         w.coord = cell_coords(b, first + k);
         return w;
       };
-      if (c.pending_lane >= 0) {
+      if (l.pending_lane >= 0) {
         poison = true;
         if (should_report("async-read-before-wait", at)) {
           Where w = where();
-          w.origin = c.pending_site;
+          w.origin = l.pending_site;
           Violation &viol = report("async-read-before-wait", "async", w,
                                    "read of " + b.name + " before the async copy to it (by " +
-                                       thread_text(c.pending_lane) + ") was waited for");
-          viol.data["writer"] = thread_json(c.pending_lane);
+                                       thread_text(l.pending_lane) + ") was waited for");
+          viol.data["writer"] = thread_json(l.pending_lane);
         }
       } else if (b.space == MemorySpace::Shared && !c.initialized) {
         poison = true;
         if (should_report("uninitialized-read", at))
           report("uninitialized-read", "initialized", where(),
                  "read of " + b.name + " element never written in this block");
-      } else if (c.writer >= 0 && (c.writer_block != block_linear_ ||
-                                   (c.writer != lane && c.write_epoch == epoch_))) {
+      } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
+                                   (l.writer != lane && l.write_epoch == epoch_))) {
         if (should_report("race", at)) {
           Where w = where();
           w.origin = c.write_site;
-          const bool other_block = c.writer_block != block_linear_;
+          const bool other_block = l.writer_block != block_linear_;
           Violation &viol =
               report("race", "read-write", w,
                      "data race on " + b.name + ": read here, written by " +
-                         (other_block ? std::string("another block") : thread_text(c.writer)) +
+                         (other_block ? std::string("another block") : thread_text(l.writer)) +
                          " with no syncthreads() between");
           if (!other_block)
-            viol.data["other_thread"] = thread_json(c.writer);
+            viol.data["other_thread"] = thread_json(l.writer);
         }
       }
-      if (c.read_epoch == epoch_ && c.reader_block == block_linear_) {
-        if (c.reader != lane)
-          c.many_readers = true;
+      if (l.read_epoch == epoch_ && l.reader_block == block_linear_) {
+        if (l.reader != lane)
+          l.many_readers = true;
       } else {
-        c.read_epoch = epoch_;
-        c.reader_block = static_cast<int32_t>(block_linear_);
-        c.reader = static_cast<int32_t>(lane);
-        c.many_readers = false;
-        c.read_site = current_site_;
+        l.read_epoch = epoch_;
+        l.reader_block = static_cast<int32_t>(block_linear_);
+        l.reader = static_cast<int32_t>(lane);
+        l.many_readers = false;
+        l.read_site = current_site_;
       }
     } else if (!c.initialized) {
       poison = true;
@@ -323,7 +327,9 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
                          int64_t value, bool async_landing) {
   Buffer &b = buffers_[static_cast<size_t>(buffer)];
   Cell &c = cell(b, lane, index);
-  if (b.space != MemorySpace::Local) {
+  CellLog *log = b.space == MemorySpace::Local ? nullptr : &b.log[static_cast<size_t>(index)];
+  if (log) {
+    CellLog &l = *log;
     auto where = [&] {
       Where w;
       w.lane = lane;
@@ -333,36 +339,36 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       return w;
     };
     const bool coverage_reports = b.covered && b.space == MemorySpace::Global;
-    if (!async_landing && c.pending_lane >= 0 && c.pending_lane != lane) {
+    if (!async_landing && l.pending_lane >= 0 && l.pending_lane != lane) {
       if (should_report("race", at)) {
         Where w = where();
-        w.origin = c.pending_site;
+        w.origin = l.pending_site;
         Violation &viol =
             report("race", "write-async", w,
                    "data race on " + b.name + ": written here while an async copy by " +
-                       thread_text(c.pending_lane) + " to it is in flight");
-        viol.data["other_thread"] = thread_json(c.pending_lane);
+                       thread_text(l.pending_lane) + " to it is in flight");
+        viol.data["other_thread"] = thread_json(l.pending_lane);
       }
-    } else if (c.writer >= 0 && !coverage_reports &&
-               (c.writer_block != block_linear_ || (c.writer != lane && c.write_epoch == epoch_))) {
+    } else if (l.writer >= 0 && !coverage_reports &&
+               (l.writer_block != block_linear_ || (l.writer != lane && l.write_epoch == epoch_))) {
       if (should_report("race", at)) {
         Where w = where();
         w.origin = c.write_site;
-        const bool other_block = c.writer_block != block_linear_;
+        const bool other_block = l.writer_block != block_linear_;
         Violation &viol =
             report("race", "write-write", w,
                    "data race on " + b.name + ": written here and by " +
-                       (other_block ? std::string("another block") : thread_text(c.writer)) +
+                       (other_block ? std::string("another block") : thread_text(l.writer)) +
                        " with no syncthreads() between");
         if (!other_block)
-          viol.data["other_thread"] = thread_json(c.writer);
+          viol.data["other_thread"] = thread_json(l.writer);
       }
-    } else if (c.reader_block == block_linear_ && c.read_epoch == epoch_ &&
-               (c.many_readers || c.reader != lane)) {
+    } else if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
+               (l.many_readers || l.reader != lane)) {
       if (should_report("race", at)) {
         Where w = where();
-        w.origin = c.read_site;
-        const int32_t other = c.reader != lane ? c.reader : -1;
+        w.origin = l.read_site;
+        const int32_t other = l.reader != lane ? l.reader : -1;
         Violation &viol =
             report("race", "read-write", w,
                    "data race on " + b.name + ": written here while " +
@@ -379,19 +385,21 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
   }
   if (!b.declared.empty() && tag)
     check_store_contract(b, index, *tag, lane, at, View{});
-  if (async_landing)
-    c.pending_lane = -1;
   const int32_t site = site_of(at);
   c.tag = tag ? *tag : Tag{};
   c.tag.origin = site;
   c.value = value;
   c.initialized = true;
-  c.writer = static_cast<int32_t>(lane);
-  c.writer_block = static_cast<int32_t>(block_linear_);
-  c.write_epoch = epoch_;
   c.write_site = site;
-  c.writes += 1;
   c.version += 1;
+  if (log) {
+    if (async_landing)
+      log->pending_lane = -1;
+    log->writer = static_cast<int32_t>(lane);
+    log->writer_block = static_cast<int32_t>(block_linear_);
+    log->write_epoch = epoch_;
+    log->writes += 1;
+  }
 }
 
 void Machine::write_element(const View &v, int64_t lane, int64_t element, const Range &at,
@@ -524,9 +532,7 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
         c.tag.origin = site;
         c.value = data.at(static_cast<size_t>(lane), src);
         c.initialized = true;
-        c.writer = static_cast<int32_t>(lane);
         c.write_site = site;
-        c.writes += 1;
         c.version += 1;
       }
     }
@@ -554,6 +560,7 @@ void Machine::start_block() {
     if (b.space == MemorySpace::Global)
       continue;
     std::fill(b.data.begin(), b.data.end(), Cell{});
+    std::fill(b.log.begin(), b.log.end(), CellLog{});
   }
   block_cells_ = 0;
   open_group_.assign(static_cast<size_t>(lanes_), {});

@@ -135,24 +135,29 @@ struct Value {
 // ---------------------------------------------------------------------------
 // Memory.
 
+// What every access of a cell needs; local arrays have only this (64 bytes).
 struct Cell {
-  // What a local read needs comes first (one cache line).
   Tag tag;
   int64_t value = 0;
+  int32_t write_site = -1;
+  uint32_t version = 0; // bumped by every write (re-load lint)
   bool initialized = false;
-  bool many_readers = false;
+};
+
+// The write log of a shared or global cell: who wrote and read it in which
+// barrier epoch, and the async copy in flight.
+struct CellLog {
   int64_t write_epoch = -1;
   int64_t read_epoch = -1;
   int32_t writer = -1; // thread of the last in-kernel write
   int32_t writer_block = -1;
-  int32_t write_site = -1;
   int32_t reader = -1;
   int32_t reader_block = -1;
   int32_t read_site = -1;
   int32_t writes = 0;        // in-kernel writes (coverage)
   int32_t pending_lane = -1; // an async copy to this cell is in flight
   int32_t pending_site = -1;
-  uint32_t version = 0; // bumped by every write (re-load lint)
+  bool many_readers = false;
 };
 
 struct TagFunction {
@@ -167,6 +172,7 @@ struct Buffer {
   int64_t cell_bytes = 4;
   int64_t cells = 0;                      // per thread for local buffers
   std::vector<Cell> data;                 // local: [i * threads + lane] (Machine::cell)
+  std::vector<CellLog> log;               // shared and global: [i]; local: empty
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
