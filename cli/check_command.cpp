@@ -4,8 +4,12 @@
 #include "argus/cli/diagnostic_json.h"
 #include "argus/cli/diagnostic_text.h"
 #include "argus/cli/options.h"
+
 #include "argus/dsl/codes.h"
 #include "argus/dsl/frontend.h"
+#include <cctype>
+#include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +48,11 @@ Options:
                            before it stops and reports the loop as bounded (256).
   --query-timeout-ms=N     Z3's time limit per query; an undecided query is W0901
                            (default 2000).
+  --sizes=NAME=V[,NAME=V...]
+                           Also check every kernel at these sizes (integer
+                           parameters; repeatable), e.g. a K deep enough for the
+                           steady state of a pipeline. Parameters a kernel does
+                           not have are ignored; the kernel's assume(...) must hold.
   --list-codes             Print every diagnostic code with its title, then exit.
   -h, --help               Print this help, then exit.
 
@@ -82,6 +91,7 @@ constexpr OptionSpec kOptionSpecs[] = {
     {"--invariants", true},
     {"--lints", true},
     {"--unroll-bound", true},
+    {"--sizes", true},
     {"--query-timeout-ms", true},
     {"-h", false},
 };
@@ -149,6 +159,30 @@ std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::
     if (!v || *v == 0 || *v > 600000 || n->find_first_not_of("0123456789") != std::string::npos)
       return UsageError{"invalid --query-timeout-ms '" + *n + "' (expected 1 to 600000)"};
     result.frontend.checker.query_timeout_ms = static_cast<unsigned>(*v);
+  }
+  for (const auto &[name, value] : options.values) {
+    if (name != "--sizes")
+      continue;
+    if (value.empty() || value.back() == ',')
+      return UsageError{"invalid --sizes '" + value + "' (expected NAME=VALUE,... such as " +
+                        "M=256,N=256,K=512)"};
+    std::map<std::string, int64_t> sizes;
+    std::stringstream items(value);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+      const size_t eq = item.find('=');
+      const std::string key = item.substr(0, eq);
+      const std::string number = eq == std::string::npos ? "" : item.substr(eq + 1);
+      const bool is_name =
+          !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_');
+      const bool digits = !number.empty() && number.size() <= 9 &&
+                          number.find_first_not_of("0123456789") == std::string::npos;
+      if (!is_name || !digits)
+        return UsageError{"invalid --sizes '" + value + "' (expected NAME=VALUE,... such as " +
+                          "M=256,N=256,K=512)"};
+      sizes[key] = std::stoll(number);
+    }
+    result.frontend.checker.extra_instances.push_back(std::move(sizes));
   }
   if (!result.help && !result.list_codes && result.files.empty())
     return UsageError{"no input files"};

@@ -45,9 +45,12 @@ uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
                 std::to_string(options.max_steps) + "/" + std::to_string(options.max_block_cells) +
                 std::to_string(options.lints) + "/" + std::to_string(options.max_global_cells),
             h);
-  for (const auto &inst : options.forced_instances)
-    for (const auto &[k, v] : inst)
-      h = fnv1a(k + "=" + std::to_string(v), h);
+  for (const auto *list : {&options.forced_instances, &options.extra_instances})
+    for (const auto &inst : *list) {
+      for (const auto &[k, v] : inst)
+        h = fnv1a(k + "=" + std::to_string(v), h);
+      h = fnv1a(";", h);
+    }
   return h;
 }
 
@@ -111,6 +114,36 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       report.violations.push_back(std::move(v));
     }
     instances = choice.instances;
+  }
+  // Sizes asked for on top (argus check --sizes): completed from the
+  // smallest instance, run only when they satisfy the assumptions.
+  for (const auto &extra : options.extra_instances) {
+    std::map<std::string, int64_t> sizes = instances.empty() ? extra : instances.front();
+    bool relevant = false;
+    for (const auto &[name, value] : extra)
+      if (sizes.count(name)) {
+        sizes[name] = value;
+        relevant = true;
+      }
+    if (!relevant)
+      continue;
+    if (!satisfies_assumptions(file, kernel, sizes, options.query_timeout_ms)) {
+      Violation v;
+      v.kind = "unproven";
+      v.check = "sizes";
+      v.range = kernel.function->name_range;
+      v.warning = true;
+      v.message = "the sizes " + nlohmann::json(sizes).dump() +
+                  " do not satisfy the assumptions of '" + report.kernel + "': not run";
+      v.data = {{"kind", "unproven"},
+                {"check", "sizes"},
+                {"kernel", report.kernel},
+                {"sizes", sizes},
+                {"fixes", nlohmann::json::array()}};
+      report.violations.push_back(std::move(v));
+      continue;
+    }
+    instances.push_back(sizes);
   }
   std::set<std::pair<std::string, std::pair<uint32_t, uint32_t>>> seen;
   for (const auto &sizes : instances) {

@@ -76,7 +76,6 @@ void Machine::exec(const Stmt &s, Mask &m) {
   }
   const ast::Stmt *saved = current_stmt_;
   current_stmt_ = &s;
-  stmt_stack_.push_back(&s);
   switch (s.kind) {
   case StmtKind::Expr:
     if (s.value)
@@ -156,7 +155,6 @@ void Machine::exec(const Stmt &s, Mask &m) {
   case StmtKind::Error:
     break;
   }
-  stmt_stack_.pop_back();
   current_stmt_ = saved;
 }
 

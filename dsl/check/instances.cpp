@@ -113,4 +113,35 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   return choice;
 }
 
+bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                           const std::map<std::string, int64_t> &sizes, unsigned timeout_ms) {
+  const sema::SemaResult &sema = *file.sema;
+  z3::context ctx;
+  std::map<const sema::Symbol *, z3::expr> vars;
+  for (const sema::Symbol *p : size_params(kernel)) {
+    auto it = sizes.find(p->name);
+    if (it == sizes.end())
+      return false;
+    vars.emplace(p, ctx.int_val(static_cast<int64_t>(it->second)));
+  }
+  Z3Terms terms(ctx, sema, [&](const Expr &name) -> std::optional<z3::expr> {
+    auto ref = sema.references.find(&name);
+    if (ref == sema.references.end())
+      return std::nullopt;
+    if (auto it = vars.find(ref->second); it != vars.end())
+      return it->second;
+    if (ref->second->value)
+      return ctx.int_val(static_cast<int64_t>(*ref->second->value));
+    return std::nullopt;
+  });
+  z3::solver solver(ctx);
+  z3::params p(ctx);
+  p.set("timeout", timeout_ms);
+  solver.set(p);
+  for (const Expr *a : kernel.assumptions)
+    if (auto b = terms.boolean(*a))
+      solver.add(*b);
+  return solver.check() == z3::sat;
+}
+
 } // namespace argus::check::detail

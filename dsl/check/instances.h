@@ -18,4 +18,9 @@ struct InstanceChoice {
 InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                 unsigned timeout_ms);
 
+// Whether `sizes` satisfy the kernel's translatable assumptions (false also
+// when Z3 cannot tell within the time limit).
+bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                           const std::map<std::string, int64_t> &sizes, unsigned timeout_ms);
+
 } // namespace argus::check::detail

@@ -160,11 +160,6 @@ struct CellLog {
   bool many_readers = false;
 };
 
-struct TagFunction {
-  std::vector<std::string> fields;   // tuple form: field i = coordinate i
-  const ast::Expr *lambda = nullptr; // lambda form
-};
-
 struct Buffer {
   std::string name;
   MemorySpace space = MemorySpace::Global;
@@ -201,11 +196,6 @@ struct LoopFrame {
   const Symbol *symbol = nullptr;
   Range range;
   int64_t iteration = 0;
-};
-
-// A size instance plus which blocks of its grid to run.
-struct Instance {
-  std::map<std::string, int64_t> sizes;
 };
 
 class Machine {
@@ -256,7 +246,6 @@ public:
   int32_t current_site_ = -1; // the access being executed (reader site)
   int64_t blocks_run_ = 0;
   const ast::Stmt *current_stmt_ = nullptr;
-  std::vector<const ast::Stmt *> stmt_stack_;
 
   // Async copies per thread: the open group and the committed ones (oldest first).
   std::vector<std::vector<PendingWrite>> open_group_;
@@ -269,7 +258,6 @@ public:
   std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
   std::vector<std::string> bounded_loops_;
   std::vector<std::pair<Range, std::string>> bounded_loop_sites_;
-  std::set<std::string> lint_sites_;
   // Re-load lint: (site, thread, cell) → version last loaded.
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> loads_;
   // Unvectorized lint: per site, thread 0's last address and run of contiguous steps.

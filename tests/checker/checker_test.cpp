@@ -234,6 +234,30 @@ TEST(BadInputTest, HugeLocalArraysStopTheCheckerInsteadOfExhaustingMemory) {
   EXPECT_TRUE(stopped);
 }
 
+TEST(ExtraSizesTest, SizesAskedForRunToo_UnlessTheyBreakTheAssumptions) {
+  const std::string text = "@kernel(grid=cdiv(N, 32), block=32)\n"
+                           "def k(X: Tensor((N,), f32), N: i32):\n"
+                           "    assume(N % 32 == 0)\n"
+                           "    X[block_id() * 32 + thread_id()] = 0.0\n";
+  const CheckedFile file = front_end("k.argus", text);
+  check::CheckerOptions options;
+  options.extra_instances = {{{"N", 4096}}, {{"N", 100}}, {{"Q", 7}}};
+  auto reports = check::check_kernels(file, options);
+  ASSERT_EQ(reports.size(), 1u);
+  const auto &instances = reports[0].instances;
+  EXPECT_NE(
+      std::find(instances.begin(), instances.end(), std::map<std::string, int64_t>{{"N", 4096}}),
+      instances.end());
+  EXPECT_EQ(
+      std::find(instances.begin(), instances.end(), std::map<std::string, int64_t>{{"N", 100}}),
+      instances.end());
+  bool warned = false;
+  for (const check::Violation &v : reports[0].violations)
+    warned = warned || (v.check == "sizes" && v.message.find("\"N\":100") != std::string::npos);
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(instances.size(), 3u); // Z3's two and N = 4096; Q is no parameter of k
+}
+
 TEST(BadInputTest, FilesWithFrontEndErrorsAreNotChecked) {
   const CheckedFile file = check_source("bad.argus", "@kernel(grid=1, block=32)\n"
                                                      "def k(X: Tensor((32,), f32)):\n"

@@ -80,7 +80,8 @@ TEST_F(CliUsageTest, BadOptionValuesExitTwo) {
        {"--format=xml", "--position-encoding=utf-7", "--color=sometimes", "--max-file-size=abc",
         "--max-file-size=0", "--max-file-size=99999999999999999999", "--help=yes",
         "--invariants=maybe", "--lints=1", "--unroll-bound=0", "--unroll-bound=12x",
-        "--query-timeout-ms=-5", "--query-timeout-ms=999999999"}) {
+        "--query-timeout-ms=-5", "--query-timeout-ms=999999999", "--sizes=M", "--sizes==3",
+        "--sizes=M=1,", "--sizes=1=2", "--sizes=M=99999999999"}) {
     const ProcessResult result = argus({"check", option, "k.argus"});
     ASSERT_TRUE(ran_cleanly(result));
     EXPECT_EQ(result.exit_code, 2) << option;

@@ -34,6 +34,9 @@ struct CheckerOptions {
   bool fixes = true;
   // Size instances to use instead of the ones Z3 picks (tests, replay).
   std::vector<std::map<std::string, int64_t>> forced_instances;
+  // Sizes to run in addition to Z3's instances (argus check --sizes): e.g. a
+  // K deep enough for a pipeline's steady state.
+  std::vector<std::map<std::string, int64_t>> extra_instances;
 
   static CheckerOptions for_tests() { return CheckerOptions{}; }
 };
