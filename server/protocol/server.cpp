@@ -1,6 +1,7 @@
 #include "argus/server/server.h"
 
 #include "argus/dsl/checker.h"
+#include "argus/dsl/hover.h"
 #include "argus/server/lsp_diagnostic.h"
 
 #include <exception>
@@ -179,6 +180,8 @@ void Server::dispatch_request(const json &request) {
       reply(id, pull_diagnostics(params));
     } else if (method == "textDocument/codeAction") {
       reply(id, code_actions(params));
+    } else if (method == "textDocument/hover") {
+      reply(id, hover(params));
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -241,7 +244,8 @@ json Server::initialize(const json &params) {
        {{"positionEncoding", encoding},
         {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
-        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}}}},
+        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+        {"hoverProvider", true}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -301,7 +305,8 @@ json Server::diagnostics_of(const Document &document) {
         for (const Diagnostic &diagnostic : checked.diagnostics)
           items.push_back(lsp_diagnostic(source, diagnostic, snapshot.uri, encoding_));
         last_checks_[snapshot.uri] =
-            LastCheck{snapshot.version, snapshot.text, checked.diagnostics};
+            LastCheck{snapshot.version, snapshot.text, checked.diagnostics,
+                      std::make_shared<const CheckedFile>(std::move(checked))};
       });
   return items;
 }
@@ -319,6 +324,27 @@ std::string fix_title(const std::string &id) {
 }
 
 } // namespace
+
+// Hover: the name at the position, from the last check of the current text.
+json Server::hover(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  const Document *document = documents_.find(uri);
+  if (document == nullptr)
+    throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
+  auto it = last_checks_.find(uri);
+  if (it == last_checks_.end() || it->second.text != document->text || !it->second.file)
+    diagnostics_of(*document); // a document is checked when it changes; this is a fallback
+  it = last_checks_.find(uri);
+  if (it == last_checks_.end() || !it->second.file)
+    return nullptr;
+  const CheckedFile &file = *it->second.file;
+  const size_t offset = offset_of(document->text, parse_position(params.at("position")), encoding_);
+  const auto info = hover_at(file, file.source->position(offset));
+  if (!info)
+    return nullptr;
+  return json{{"contents", {{"kind", "markdown"}, {"value", info->markdown}}},
+              {"range", lsp_range(*file.source, info->range, encoding_)}};
+}
 
 // Quick fixes: the verified fixes the checker listed in data["fixes"] of the
 // document's current diagnostics that overlap the requested range.

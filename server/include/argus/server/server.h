@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ private:
   void publish(const Document &document);
   nlohmann::json diagnostics_of(const Document &document);
   nlohmann::json code_actions(const nlohmann::json &params);
+  nlohmann::json hover(const nlohmann::json &params);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
   void reply_error(const nlohmann::json &id, int code, const std::string &message);
@@ -78,6 +80,7 @@ private:
     int64_t version = 0;
     std::string text;
     std::vector<Diagnostic> diagnostics;
+    std::shared_ptr<const CheckedFile> file; // for hover and other queries
   };
   std::map<std::string, LastCheck> last_checks_;
   std::deque<nlohmann::json> pending_; // requests read but not yet answered

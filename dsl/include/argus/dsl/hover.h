@@ -1,0 +1,22 @@
+// What an editor shows for the name under the cursor, in editor terms (a
+// range and Markdown); the language server turns it into an LSP Hover.
+#pragma once
+
+#include "argus/dsl/frontend.h"
+
+#include <optional>
+#include <string>
+
+namespace argus {
+
+struct HoverInfo {
+  Range range;          // the name the position is on
+  std::string markdown; // its kind, type (shape, dtype, memory space), value or documentation
+};
+
+// The hover of the name (variable, parameter, constant, @device or @kernel
+// function, builtin, intrinsic) at `position` (zero-based line, UTF-8 byte
+// column), or nothing when the position is on no name.
+std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position);
+
+} // namespace argus
