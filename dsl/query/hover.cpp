@@ -3,6 +3,8 @@
 
 #include "../sema/builtins.h"
 
+#include <algorithm>
+
 namespace argus {
 
 namespace {
@@ -83,9 +85,9 @@ std::pair<std::string, std::string> signature_and_doc(const SourceFile &source,
   std::string doc;
   const size_t open = text.find_first_not_of(" \t\r\n", colon + 1);
   if (open != std::string::npos && open < body && (text[open] == '"' || text[open] == '\'')) {
-    const std::string quote = text.compare(open, 3, "\"\"\"") == 0   ? "\"\"\""
-                              : text.compare(open, 3, "'''") == 0 ? "'''"
-                                                                  : std::string(1, text[open]);
+    const std::string quote = text.compare(open, 3, "\"\"\"") == 0 ? "\"\"\""
+                              : text.compare(open, 3, "'''") == 0  ? "'''"
+                                                                   : std::string(1, text[open]);
     const size_t close = text.find(quote, open + quote.size());
     if (close != std::string::npos && close < body)
       doc = text.substr(open + quote.size(), close - open - quote.size());
@@ -96,8 +98,8 @@ std::pair<std::string, std::string> signature_and_doc(const SourceFile &source,
 std::string describe_function(const CheckedFile &file, const sema::Symbol &s) {
   const ast::Function *f = s.function;
   const sema::FunctionInfo *info = f ? file.sema->function_info(f->name) : nullptr;
-  const auto [sig, doc] = f ? signature_and_doc(*file.source, *f)
-                            : std::pair<std::string, std::string>{s.name, ""};
+  const auto [sig, doc] =
+      f ? signature_and_doc(*file.source, *f) : std::pair<std::string, std::string>{s.name, ""};
   std::string md = std::string("**") +
                    (info && info->role == sema::FunctionRole::Kernel ? "@kernel" : "@device") +
                    "** function\n\n```python\ndef " + sig + "\n```";
@@ -176,6 +178,40 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
     return hover;
   }
   return std::nullopt;
+}
+
+std::vector<OutlineItem> outline(const CheckedFile &file) {
+  std::vector<OutlineItem> items;
+  for (const auto &c : file.module.constants) {
+    OutlineItem item;
+    item.kind = OutlineItem::Kind::Constant;
+    item.name = c.name;
+    item.range = c.range;
+    item.selection = c.name_range;
+    if (file.sema && c.value)
+      if (auto v = file.sema->constant_of(*c.value))
+        item.detail = "= " + std::to_string(*v);
+    items.push_back(std::move(item));
+  }
+  for (const auto &f : file.module.functions) {
+    OutlineItem item;
+    item.name = f.name;
+    item.range = f.range;
+    item.selection = f.name_range;
+    const sema::FunctionInfo *info = file.sema ? file.sema->function_info(f.name) : nullptr;
+    const bool kernel =
+        info ? info->role == sema::FunctionRole::Kernel : f.decorator("kernel") != nullptr;
+    item.kind = kernel ? OutlineItem::Kind::Kernel : OutlineItem::Kind::Device;
+    item.detail = kernel ? "@kernel" : "@device";
+    if (kernel && info)
+      item.detail += " block (" + std::to_string(info->block[0]) + ", " +
+                     std::to_string(info->block[1]) + ", " + std::to_string(info->block[2]) + ")";
+    items.push_back(std::move(item));
+  }
+  std::sort(items.begin(), items.end(), [](const OutlineItem &a, const OutlineItem &b) {
+    return a.range.begin < b.range.begin;
+  });
+  return items;
 }
 
 } // namespace argus

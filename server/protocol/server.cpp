@@ -182,6 +182,8 @@ void Server::dispatch_request(const json &request) {
       reply(id, code_actions(params));
     } else if (method == "textDocument/hover") {
       reply(id, hover(params));
+    } else if (method == "textDocument/documentSymbol") {
+      reply(id, document_symbols(params));
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -245,7 +247,8 @@ json Server::initialize(const json &params) {
         {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
         {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
-        {"hoverProvider", true}}},
+        {"hoverProvider", true},
+        {"documentSymbolProvider", true}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -325,9 +328,8 @@ std::string fix_title(const std::string &id) {
 
 } // namespace
 
-// Hover: the name at the position, from the last check of the current text.
-json Server::hover(const json &params) {
-  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+// The last check of an open document's current text (checking it if needed).
+const CheckedFile *Server::current_check(const std::string &uri) {
   const Document *document = documents_.find(uri);
   if (document == nullptr)
     throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
@@ -335,9 +337,35 @@ json Server::hover(const json &params) {
   if (it == last_checks_.end() || it->second.text != document->text || !it->second.file)
     diagnostics_of(*document); // a document is checked when it changes; this is a fallback
   it = last_checks_.find(uri);
-  if (it == last_checks_.end() || !it->second.file)
+  return it == last_checks_.end() ? nullptr : it->second.file.get();
+}
+
+json Server::document_symbols(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  const CheckedFile *file = current_check(uri);
+  json symbols = json::array();
+  if (!file || !file->source)
+    return symbols;
+  for (const OutlineItem &item : outline(*file)) {
+    // LSP SymbolKind: Function 12, Constant 14.
+    const int kind = item.kind == OutlineItem::Kind::Constant ? 14 : 12;
+    symbols.push_back({{"name", item.name},
+                       {"detail", item.detail},
+                       {"kind", kind},
+                       {"range", lsp_range(*file->source, item.range, encoding_)},
+                       {"selectionRange", lsp_range(*file->source, item.selection, encoding_)}});
+  }
+  return symbols;
+}
+
+// Hover: the name at the position, from the last check of the current text.
+json Server::hover(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  const CheckedFile *checked = current_check(uri);
+  const Document *document = documents_.find(uri);
+  if (!checked || !document)
     return nullptr;
-  const CheckedFile &file = *it->second.file;
+  const CheckedFile &file = *checked;
   const size_t offset = offset_of(document->text, parse_position(params.at("position")), encoding_);
   const auto info = hover_at(file, file.source->position(offset));
   if (!info)

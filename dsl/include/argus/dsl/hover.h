@@ -19,4 +19,17 @@ struct HoverInfo {
 // column), or nothing when the position is on no name.
 std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position);
 
+// One entry of a document's outline.
+struct OutlineItem {
+  enum class Kind { Kernel, Device, Constant };
+  Kind kind = Kind::Constant;
+  std::string name;
+  std::string detail; // "@kernel block (256, 1, 1)", "@device", "= 64"
+  Range range;        // the whole definition
+  Range selection;    // its name
+};
+
+// The kernels, @device functions and module constants of a file, in order.
+std::vector<OutlineItem> outline(const CheckedFile &file);
+
 } // namespace argus

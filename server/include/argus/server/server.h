@@ -66,6 +66,8 @@ private:
   nlohmann::json diagnostics_of(const Document &document);
   nlohmann::json code_actions(const nlohmann::json &params);
   nlohmann::json hover(const nlohmann::json &params);
+  nlohmann::json document_symbols(const nlohmann::json &params);
+  const CheckedFile *current_check(const std::string &uri);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
   void reply_error(const nlohmann::json &id, int code, const std::string &message);
