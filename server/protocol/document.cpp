@@ -72,4 +72,11 @@ Document *DocumentStore::find(const std::string &uri) {
 
 bool DocumentStore::close(const std::string &uri) { return documents_.erase(uri) > 0; }
 
+std::vector<std::string> DocumentStore::uris() const {
+  std::vector<std::string> out;
+  for (const auto &[uri, document] : documents_)
+    out.push_back(uri);
+  return out;
+}
+
 } // namespace argus::server

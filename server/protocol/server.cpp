@@ -215,6 +215,14 @@ void Server::handle_notification(const std::string &method, const json &params) 
       did_change(params);
     } else if (method == "textDocument/didClose") {
       did_close(params);
+    } else if (method == "workspace/didChangeConfiguration") {
+      const json settings = params.value("settings", json::object());
+      for (const std::string &problem : configure(settings.value("argus", settings)))
+        log_.error("didChangeConfiguration: " + problem);
+      // Diagnostics depend on the options: publish every open document again.
+      for (const std::string &uri : documents_.uris())
+        if (const Document *d = documents_.find(uri))
+          publish(*d);
     } else {
       log_.debug("ignoring notification " + method);
     }
@@ -238,6 +246,9 @@ json Server::initialize(const json &params) {
       }
     }
   }
+  if (params.is_object() && params.contains("initializationOptions"))
+    for (const std::string &problem : configure(params["initializationOptions"]))
+      log_.error("initializationOptions: " + problem);
   initialized_ = true;
   const char *encoding = encoding_ == ColumnUnit::Utf8Bytes ? "utf-8" : "utf-16";
   log_.info(std::string("initialized; position encoding ") + encoding);
@@ -327,6 +338,49 @@ std::string fix_title(const std::string &id) {
 }
 
 } // namespace
+
+std::vector<std::string> Server::configure(const json &settings) {
+  std::vector<std::string> problems;
+  if (!settings.is_object())
+    return {"expected an object"};
+  if (!settings.contains("checker"))
+    return problems;
+  const json &c = settings["checker"];
+  if (!c.is_object())
+    return {"checker: expected an object"};
+  check::CheckerOptions options = scheduler_.checker_options();
+  auto integer = [&](const char *key, int64_t lo, int64_t hi, auto apply) {
+    if (!c.contains(key))
+      return;
+    if (!c[key].is_number_integer() || c[key].get<int64_t>() < lo || c[key].get<int64_t>() > hi)
+      problems.push_back(std::string("checker.") + key + ": expected an integer from " +
+                         std::to_string(lo) + " to " + std::to_string(hi));
+    else
+      apply(c[key].get<int64_t>());
+  };
+  integer("queryTimeoutMs", 1, 600000,
+          [&](int64_t v) { options.query_timeout_ms = static_cast<unsigned>(v); });
+  integer("unrollBound", 1, 1 << 20, [&](int64_t v) { options.unroll_bound = v; });
+  integer("maxBlocks", 1, 4096, [&](int64_t v) { options.max_blocks = v; });
+  for (const char *key : {"lints", "symbolic", "fixes"}) {
+    if (!c.contains(key))
+      continue;
+    if (!c[key].is_boolean()) {
+      problems.push_back(std::string("checker.") + key + ": expected true or false");
+      continue;
+    }
+    const bool v = c[key].get<bool>();
+    (std::string_view(key) == "lints"      ? options.lints
+     : std::string_view(key) == "symbolic" ? options.symbolic
+                                           : options.fixes) = v;
+  }
+  for (auto it = c.begin(); it != c.end(); ++it)
+    if (it.key() != "queryTimeoutMs" && it.key() != "unrollBound" && it.key() != "maxBlocks" &&
+        it.key() != "lints" && it.key() != "symbolic" && it.key() != "fixes")
+      problems.push_back("checker." + it.key() + ": unknown setting");
+  scheduler_.set_checker_options(options);
+  return problems;
+}
 
 // The last check of an open document's current text (checking it if needed).
 const CheckedFile *Server::current_check(const std::string &uri) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace argus::server {
 
@@ -46,6 +47,7 @@ public:
   Document *find(const std::string &uri);
   bool close(const std::string &uri);
   size_t size() const { return documents_.size(); }
+  std::vector<std::string> uris() const;
 
 private:
   std::map<std::string, Document> documents_;

@@ -37,6 +37,10 @@ public:
   // that a newer update has superseded.
   void check(DocumentSnapshot snapshot, const Callback &done);
 
+  // The checker's options for later checks (the client's configuration).
+  const check::CheckerOptions &checker_options() const { return options_.checker; }
+  void set_checker_options(const check::CheckerOptions &options) { options_.checker = options; }
+
 private:
   check::CheckCache cache_;
   FrontendOptions options_;

@@ -67,6 +67,9 @@ private:
   nlohmann::json code_actions(const nlohmann::json &params);
   nlohmann::json hover(const nlohmann::json &params);
   nlohmann::json document_symbols(const nlohmann::json &params);
+  // Applies {"checker": {...}} from initializationOptions or
+  // workspace/didChangeConfiguration; returns what was not understood.
+  std::vector<std::string> configure(const nlohmann::json &settings);
   const CheckedFile *current_check(const std::string &uri);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
