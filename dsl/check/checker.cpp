@@ -23,23 +23,18 @@ uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-std::string text_of(const SourceFile &source, const Range &r) {
-  const size_t a = source.offset(r.begin), b = source.offset(r.end);
-  return source.text().substr(a, b > a ? b - a : 0);
-}
-
 // The kernel's text, every @device function and every module constant: what
 // its result can depend on. Editing another kernel leaves the key unchanged.
 uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
                     const CheckerOptions &options) {
-  uint64_t h = fnv1a(text_of(*file.source, kernel.function->range));
+  uint64_t h = fnv1a(file.source->text_in(kernel.function->range));
   for (const auto &decorator : kernel.function->decorators)
-    h = fnv1a(text_of(*file.source, decorator.range), h);
+    h = fnv1a(file.source->text_in(decorator.range), h);
   for (const auto &fn : file.sema->functions)
     if (fn.role == sema::FunctionRole::Device)
-      h = fnv1a(text_of(*file.source, fn.function->range), h);
+      h = fnv1a(file.source->text_in(fn.function->range), h);
   for (const auto &c : file.module.constants)
-    h = fnv1a(text_of(*file.source, c.range), h);
+    h = fnv1a(file.source->text_in(c.range), h);
   h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
                 std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +
                 std::to_string(options.max_steps) + "/" + std::to_string(options.max_block_cells) +
@@ -151,15 +146,14 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     machine.run(sizes);
     report.instances.push_back(sizes);
     report.blocks_run += machine.blocks_run();
-    for (const auto &b : machine.bounded_loops())
-      if (std::find(report.bounded_loops.begin(), report.bounded_loops.end(), b) ==
-          report.bounded_loops.end())
-        report.bounded_loops.push_back(b);
-    for (const auto &[range, name] : machine.bounded_loop_sites()) {
+    for (const auto &[range, name] : machine.bounded_loops()) {
       const auto key = std::make_pair(std::string("unproven"),
                                       std::make_pair(range.begin.line, range.begin.column));
       if (!seen.insert(key).second)
         continue;
+      report.bounded_loops.push_back("line " + std::to_string(range.begin.line + 1) + ": " + name +
+                                     " (first " + std::to_string(options.unroll_bound) +
+                                     " iterations)");
       Violation v;
       v.kind = "unproven";
       v.check = "loop-bound";

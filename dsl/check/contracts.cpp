@@ -106,7 +106,7 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
 }
 
 void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag &tag, int64_t lane,
-                                   const Range &at, const View &) {
+                                   const Range &at) {
   const Tag &want = b.declared[static_cast<size_t>(cell_idx)];
   if (tag.poison)
     return;

@@ -177,7 +177,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     return;
   Value current = start;
   current.tags.clear();
-  loops_.push_back(LoopFrame{s.target->name, var, s.range, 0});
+  loops_.push_back(LoopFrame{s.target->name, var});
   for (int64_t iteration = 0; !stopped_; ++iteration) {
     Mask active(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i) {
@@ -189,13 +189,9 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     if (!any(active))
       break;
     if (iteration >= options_.unroll_bound) {
-      bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) + ": " +
-                               s.target->name + " (first " + std::to_string(options_.unroll_bound) +
-                               " iterations)");
-      bounded_loop_sites_.emplace_back(s.target->range, s.target->name);
+      bounded_loops_.emplace_back(s.target->range, s.target->name);
       break;
     }
-    loops_.back().iteration = iteration;
     env_[var] = current;
     Mask body = active;
     exec_body(s.body, body);
@@ -217,10 +213,7 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
   Mask active = m;
   for (int64_t iteration = 0; any(active) && !stopped_; ++iteration) {
     if (iteration >= options_.unroll_bound) {
-      bounded_loops_.push_back("line " + std::to_string(s.range.begin.line + 1) +
-                               ": while (first " + std::to_string(options_.unroll_bound) +
-                               " iterations)");
-      bounded_loop_sites_.emplace_back(s.range, "while");
+      bounded_loops_.emplace_back(s.range, "while");
       break;
     }
     Value c = data(*s.value, active);

@@ -45,11 +45,6 @@ nlohmann::json edit_json(const TextEdit &e) {
           {"newText", e.new_text}};
 }
 
-std::string text_of(const SourceFile &source, const Range &r) {
-  const size_t a = source.offset(r.begin), b = source.offset(r.end);
-  return source.text().substr(a, b > a ? b - a : 0);
-}
-
 struct Counts {
   size_t of_kind = 0;
   size_t errors = 0;
@@ -239,7 +234,7 @@ std::vector<std::vector<TextEdit>> stage_candidates(const CheckedFile &file,
   for (const Expr *x : a)
     for (const Expr *y : b) {
       const Expr &ix = *x->operands[1], &iy = *y->operands[1];
-      const std::string tx = text_of(src, ix.range), ty = text_of(src, iy.range);
+      const std::string tx(src.text_in(ix.range)), ty(src.text_in(iy.range));
       if (tx == ty)
         continue;
       out.push_back({TextEdit{ix.range, ty}});
@@ -264,7 +259,7 @@ std::vector<std::vector<TextEdit>> pad_candidates(const CheckedFile &file, const
         s->value->keyword("layout"))
       continue;
     const Expr &last = *s->value->arg(0).operands.back();
-    const std::string text = text_of(*file.source, last.range);
+    const std::string text(file.source->text_in(last.range));
     for (int pad : {1, 2, 4, 8, 16})
       out.push_back({TextEdit{last.range, text + " + " + std::to_string(pad)}});
   }

@@ -22,6 +22,21 @@ std::vector<const sema::Symbol *> size_params(const sema::FunctionInfo &kernel) 
   return out;
 }
 
+// Names in assumptions and grids: a size (its term in `vars`) or a constant.
+Z3Terms::Lookup size_lookup(z3::context &ctx, const sema::SemaResult &sema,
+                            const std::map<const sema::Symbol *, z3::expr> &vars) {
+  return [&ctx, &sema, &vars](const Expr &name) -> std::optional<z3::expr> {
+    auto ref = sema.references.find(&name);
+    if (ref == sema.references.end())
+      return std::nullopt;
+    if (auto it = vars.find(ref->second); it != vars.end())
+      return it->second;
+    if (ref->second->value)
+      return ctx.int_val(static_cast<int64_t>(*ref->second->value));
+    return std::nullopt;
+  };
+}
+
 } // namespace
 
 InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
@@ -37,16 +52,7 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   for (const sema::Symbol *p : params)
     vars.emplace(p, ctx.int_const(p->name.c_str()));
   const sema::SemaResult &sema = *file.sema;
-  Z3Terms terms(ctx, sema, [&](const Expr &name) -> std::optional<z3::expr> {
-    auto ref = sema.references.find(&name);
-    if (ref == sema.references.end())
-      return std::nullopt;
-    if (auto it = vars.find(ref->second); it != vars.end())
-      return it->second;
-    if (ref->second->value)
-      return ctx.int_val(static_cast<int64_t>(*ref->second->value));
-    return std::nullopt;
-  });
+  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
   z3::expr_vector facts(ctx);
   for (const auto &[p, v] : vars) {
     // Sizes are positive; a ceiling keeps executions small when assume says nothing.
@@ -124,16 +130,7 @@ bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &ke
       return false;
     vars.emplace(p, ctx.int_val(static_cast<int64_t>(it->second)));
   }
-  Z3Terms terms(ctx, sema, [&](const Expr &name) -> std::optional<z3::expr> {
-    auto ref = sema.references.find(&name);
-    if (ref == sema.references.end())
-      return std::nullopt;
-    if (auto it = vars.find(ref->second); it != vars.end())
-      return it->second;
-    if (ref->second->value)
-      return ctx.int_val(static_cast<int64_t>(*ref->second->value));
-    return std::nullopt;
-  });
+  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
   z3::solver solver(ctx);
   z3::params p(ctx);
   p.set("timeout", timeout_ms);

@@ -107,8 +107,7 @@ void Machine::lint_shared_access(const View &v, const Mask &m, const Range &at,
       accesses.emplace_back(l, byte);
     }
     lint_shared_rows(accesses, lanes_per_phase, std::min<int64_t>(bytes_per_lane, 16), at, v);
-    if (reported_.count(
-            {"bank-conflict", (static_cast<uint64_t>(at.begin.line) << 32) | at.begin.column}))
+    if (already_reported("bank-conflict", at))
       return;
   }
 }
@@ -121,7 +120,7 @@ void Machine::lint_global_access(const View &v, const Mask &m, const Range &at, 
   // Unvectorized: thread 0 of block 0 walks contiguous addresses, a few bytes at a time,
   // over consecutive executions of this access.
   if (bytes < 16 && block_linear_ == 0 && m[0] && (v.bad.empty() || !v.bad[0])) {
-    Walk &walk = walks_[(static_cast<uint64_t>(at.begin.line) << 32) | at.begin.column];
+    Walk &walk = walks_[site_key(at)];
     const int64_t addr = element_byte_offset(v, 0, 0);
     walk.run = addr == walk.last + bytes ? walk.run + 1 : 0;
     walk.last = addr;
@@ -181,7 +180,7 @@ void Machine::lint_reload(const View &src, const Mask &m, const Range &at) {
   Buffer &b = buffers_[static_cast<size_t>(src.buffer)];
   if (b.space != MemorySpace::Shared)
     return;
-  const uint64_t site = (static_cast<uint64_t>(at.begin.line) << 32) | at.begin.column;
+  const uint64_t site = site_key(at);
   auto &seen = loads_[site];
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)] || (!src.bad.empty() && src.bad[static_cast<size_t>(lane)]))

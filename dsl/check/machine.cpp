@@ -217,6 +217,34 @@ int64_t Machine::element_byte_offset(const View &v, int64_t lane, int64_t elemen
   return offset;
 }
 
+// A race with the last writer of a cell: another thread of this block in
+// this barrier interval, or another block.
+void Machine::report_writer_race(const char *check, Where where, const Buffer &b,
+                                 const CellLog &log, int32_t write_site, const std::string &what) {
+  where.origin = write_site;
+  const bool other_block = log.writer_block != block_linear_;
+  Violation &viol =
+      report("race", check, where,
+             "data race on " + b.name + ": " + what +
+                 (other_block ? std::string("another block") : thread_text(log.writer)) +
+                 " with no syncthreads() between");
+  if (!other_block)
+    viol.data["other_thread"] = thread_json(log.writer);
+}
+
+void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at) {
+  if (!should_report("uninitialized-read", at))
+    return;
+  Where w;
+  w.lane = lane;
+  w.range = at;
+  w.tensor = b.name;
+  w.coord = cell_coords(b, cell);
+  report("uninitialized-read", "initialized", w,
+         "read of " + b.name + " element never written " +
+             (b.space == MemorySpace::Local ? "by this thread" : "in this block"));
+}
+
 void Machine::report_outside_buffer(const Buffer &b, int64_t lane, const Range &at, int64_t byte,
                                     const std::string &what) {
   if (!should_report("out-of-bounds", at))
@@ -274,23 +302,11 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         }
       } else if (b.space == MemorySpace::Shared && !c.initialized) {
         poison = true;
-        if (should_report("uninitialized-read", at))
-          report("uninitialized-read", "initialized", where(),
-                 "read of " + b.name + " element never written in this block");
+        report_uninitialized(b, lane, first + k, at);
       } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
                                    (l.writer != lane && l.write_epoch == epoch_))) {
-        if (should_report("race", at)) {
-          Where w = where();
-          w.origin = c.write_site;
-          const bool other_block = l.writer_block != block_linear_;
-          Violation &viol =
-              report("race", "read-write", w,
-                     "data race on " + b.name + ": read here, written by " +
-                         (other_block ? std::string("another block") : thread_text(l.writer)) +
-                         " with no syncthreads() between");
-          if (!other_block)
-            viol.data["other_thread"] = thread_json(l.writer);
-        }
+        if (should_report("race", at))
+          report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
       }
       if (l.read_epoch == epoch_ && l.reader_block == block_linear_) {
         if (l.reader != lane)
@@ -304,15 +320,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       }
     } else if (!c.initialized) {
       poison = true;
-      if (should_report("uninitialized-read", at)) {
-        Where w;
-        w.lane = lane;
-        w.range = at;
-        w.tensor = b.name;
-        w.coord = cell_coords(b, first + k);
-        report("uninitialized-read", "initialized", w,
-               "read of " + b.name + " element never written by this thread");
-      }
+      report_uninitialized(b, lane, first + k, at);
     }
     tag = first_cell ? c.tag : join(tag, c.tag);
     if (first_cell)
@@ -351,18 +359,8 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       }
     } else if (l.writer >= 0 && !coverage_reports &&
                (l.writer_block != block_linear_ || (l.writer != lane && l.write_epoch == epoch_))) {
-      if (should_report("race", at)) {
-        Where w = where();
-        w.origin = c.write_site;
-        const bool other_block = l.writer_block != block_linear_;
-        Violation &viol =
-            report("race", "write-write", w,
-                   "data race on " + b.name + ": written here and by " +
-                       (other_block ? std::string("another block") : thread_text(l.writer)) +
-                       " with no syncthreads() between");
-        if (!other_block)
-          viol.data["other_thread"] = thread_json(l.writer);
-      }
+      if (should_report("race", at))
+        report_writer_race("write-write", where(), b, l, c.write_site, "written here and by ");
     } else if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
                (l.many_readers || l.reader != lane)) {
       if (should_report("race", at)) {
@@ -384,7 +382,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
     }
   }
   if (!b.declared.empty() && tag)
-    check_store_contract(b, index, *tag, lane, at, View{});
+    check_store_contract(b, index, *tag, lane, at);
   const int32_t site = site_of(at);
   c.tag = tag ? *tag : Tag{};
   c.tag.origin = site;
@@ -491,15 +489,7 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
       out.ints[static_cast<size_t>(lane * n + e)] = c.value;
       if (!c.initialized) {
         t.poison = true;
-        if (should_report("uninitialized-read", at)) {
-          Where w;
-          w.lane = lane;
-          w.range = at;
-          w.tensor = b.name;
-          w.coord = cell_coords(b, idx);
-          report("uninitialized-read", "initialized", w,
-                 "read of " + b.name + " element never written by this thread");
-        }
+        report_uninitialized(b, lane, idx, at);
       }
     }
   }

@@ -194,8 +194,6 @@ struct Site {
 struct LoopFrame {
   std::string name;
   const Symbol *symbol = nullptr;
-  Range range;
-  int64_t iteration = 0;
 };
 
 class Machine {
@@ -207,10 +205,9 @@ public:
            std::optional<std::array<int64_t, 3>> only_block = std::nullopt);
 
   std::vector<Violation> take_violations() { return std::move(violations_); }
-  const std::vector<std::string> &bounded_loops() const { return bounded_loops_; }
-  const std::vector<std::pair<Range, std::string>> &bounded_loop_sites() const {
-    return bounded_loop_sites_;
-  }
+  // Loops cut at unroll_bound: the loop variable's range (the `while` for a
+  // while loop) and its name.
+  const std::vector<std::pair<Range, std::string>> &bounded_loops() const { return bounded_loops_; }
   int64_t blocks_run() const { return blocks_run_; }
 
   // --- shared by the parts (public for the parts' free functions) ---
@@ -256,8 +253,7 @@ public:
 
   std::vector<Violation> violations_;
   std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
-  std::vector<std::string> bounded_loops_;
-  std::vector<std::pair<Range, std::string>> bounded_loop_sites_;
+  std::vector<std::pair<Range, std::string>> bounded_loops_;
   // Re-load lint: (site, thread, cell) → version last loaded.
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, uint32_t>> loads_;
   // Unvectorized lint: per site, thread 0's last address and run of contiguous steps.
@@ -305,12 +301,17 @@ public:
     int32_t origin = -1;
     std::vector<int32_t> more_origins;
   };
+  static uint64_t site_key(const Range &range);
+  bool already_reported(const std::string &kind, const Range &range) const;
   bool should_report(const std::string &kind, const Range &range);
   nlohmann::json thread_json(int64_t lane) const;
   nlohmann::json iteration_json(int64_t lane) const;
   Violation &report(const std::string &kind, const std::string &check, const Where &where,
                     const std::string &message, bool warning = false);
   std::string thread_text(int64_t lane) const;
+  void report_writer_race(const char *check, Where where, const Buffer &b, const CellLog &log,
+                          int32_t write_site, const std::string &what);
+  void report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at);
   std::string tag_text(const Tag &t) const;
   nlohmann::json tag_json(const Tag &t) const;
 
@@ -361,7 +362,7 @@ public:
   Where where_used(const ast::Expr &call, const ast::Expr &operand, const Value &place,
                    int64_t lane) const;
   void check_store_contract(const Buffer &b, int64_t cell, const Tag &tag, int64_t lane,
-                            const Range &at, const View &v);
+                            const Range &at);
 
   // lints.cpp
   void lint_shared_access(const View &v, const Mask &m, const Range &at, int64_t bytes_per_lane);

@@ -12,9 +12,16 @@ nlohmann::json position_json(const Range &r) {
 
 } // namespace
 
+uint64_t Machine::site_key(const Range &range) {
+  return (static_cast<uint64_t>(range.begin.line) << 32) | range.begin.column;
+}
+
+bool Machine::already_reported(const std::string &kind, const Range &range) const {
+  return reported_.count({kind, site_key(range)}) > 0;
+}
+
 bool Machine::should_report(const std::string &kind, const Range &range) {
-  const uint64_t key = (static_cast<uint64_t>(range.begin.line) << 32) | range.begin.column;
-  return reported_.insert({kind, key}).second;
+  return reported_.insert({kind, site_key(range)}).second;
 }
 
 nlohmann::json Machine::thread_json(int64_t lane) const {

@@ -13,6 +13,11 @@ SourceFile::SourceFile(std::string path, std::string text)
   }
 }
 
+std::string_view SourceFile::text_in(Range range) const {
+  const size_t begin = offset(range.begin), end = offset(range.end);
+  return end > begin ? std::string_view(text_).substr(begin, end - begin) : std::string_view();
+}
+
 std::string_view SourceFile::line(uint32_t line) const {
   if (line >= line_starts_.size())
     return {};

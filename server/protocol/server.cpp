@@ -219,7 +219,8 @@ void Server::handle_notification(const std::string &method, const json &params) 
       const json settings = params.value("settings", json::object());
       for (const std::string &problem : configure(settings.value("argus", settings)))
         log_.error("didChangeConfiguration: " + problem);
-      // Diagnostics depend on the options: publish every open document again.
+      // Diagnostics depend on the options: check and publish every open document again.
+      last_checks_.clear();
       for (const std::string &uri : documents_.uris())
         if (const Document *d = documents_.find(uri))
           publish(*d);
@@ -305,6 +306,7 @@ void Server::did_close(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   if (!documents_.close(uri))
     return;
+  last_checks_.erase(uri);
   transport_.write(json{{"jsonrpc", "2.0"},
                         {"method", "textDocument/publishDiagnostics"},
                         {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
@@ -312,17 +314,24 @@ void Server::did_close(const json &params) {
 
 json Server::diagnostics_of(const Document &document) {
   json items = json::array();
+  const CheckedFile &checked = check_of(document);
+  for (const Diagnostic &diagnostic : checked.diagnostics)
+    items.push_back(lsp_diagnostic(*checked.source, diagnostic, document.uri, encoding_));
+  return items;
+}
+
+// The check of the document's current text: the last one when the text is
+// unchanged, else a new one through the scheduler.
+const CheckedFile &Server::check_of(const Document &document) {
+  auto it = last_checks_.find(document.uri);
+  if (it != last_checks_.end() && it->second->source->text() == document.text)
+    return *it->second;
   scheduler_.check(
       DocumentSnapshot{document.uri, uri_to_path(document.uri), document.text, document.version},
       [&](const DocumentSnapshot &snapshot, CheckedFile &checked) {
-        const SourceFile source(snapshot.path, snapshot.text);
-        for (const Diagnostic &diagnostic : checked.diagnostics)
-          items.push_back(lsp_diagnostic(source, diagnostic, snapshot.uri, encoding_));
-        last_checks_[snapshot.uri] =
-            LastCheck{snapshot.version, snapshot.text, checked.diagnostics,
-                      std::make_shared<const CheckedFile>(std::move(checked))};
+        last_checks_[snapshot.uri] = std::make_shared<const CheckedFile>(std::move(checked));
       });
-  return items;
+  return *last_checks_.at(document.uri);
 }
 
 namespace {
@@ -382,16 +391,12 @@ std::vector<std::string> Server::configure(const json &settings) {
   return problems;
 }
 
-// The last check of an open document's current text (checking it if needed).
+// The check of an open document's current text; -32602 when it is not open.
 const CheckedFile *Server::current_check(const std::string &uri) {
   const Document *document = documents_.find(uri);
   if (document == nullptr)
     throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
-  auto it = last_checks_.find(uri);
-  if (it == last_checks_.end() || it->second.text != document->text || !it->second.file)
-    diagnostics_of(*document); // a document is checked when it changes; this is a fallback
-  it = last_checks_.find(uri);
-  return it == last_checks_.end() ? nullptr : it->second.file.get();
+  return &check_of(*document);
 }
 
 json Server::document_symbols(const json &params) {
@@ -440,11 +445,10 @@ json Server::code_actions(const json &params) {
   const size_t from = offset_of(document->text, wanted.start, encoding_);
   const size_t to = offset_of(document->text, wanted.end, encoding_);
   json actions = json::array();
-  auto it = last_checks_.find(uri);
-  if (it == last_checks_.end() || it->second.text != document->text)
-    return actions; // diagnostics of another text: no edits that could be stale
-  const SourceFile source(uri_to_path(uri), it->second.text);
-  for (const Diagnostic &d : it->second.diagnostics) {
+  // The diagnostics (and their edits) of exactly the current text.
+  const CheckedFile &checked = check_of(*document);
+  const SourceFile &source = *checked.source;
+  for (const Diagnostic &d : checked.diagnostics) {
     const size_t begin = source.offset(d.range.begin), end = source.offset(d.range.end);
     if (end < from || begin > to || !d.data.is_object() || !d.data.contains("fixes"))
       continue;

@@ -38,6 +38,8 @@ public:
 
   // The text of a line without its line terminator; empty past the end.
   std::string_view line(uint32_t line) const;
+  // The text of a range (clamped to the text; empty when it is reversed).
+  std::string_view text_in(Range range) const;
   // Byte offset of a position, clamped to the text.
   size_t offset(Position pos) const;
   Position position(size_t offset) const;

@@ -71,6 +71,7 @@ private:
   // workspace/didChangeConfiguration; returns what was not understood.
   std::vector<std::string> configure(const nlohmann::json &settings);
   const CheckedFile *current_check(const std::string &uri);
+  const CheckedFile &check_of(const Document &document);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
   void reply_error(const nlohmann::json &id, int code, const std::string &message);
@@ -80,14 +81,9 @@ private:
   ServerOptions options_;
   Scheduler scheduler_;
   DocumentStore documents_;
-  // The last check of each open document, for code actions on its diagnostics.
-  struct LastCheck {
-    int64_t version = 0;
-    std::string text;
-    std::vector<Diagnostic> diagnostics;
-    std::shared_ptr<const CheckedFile> file; // for hover and other queries
-  };
-  std::map<std::string, LastCheck> last_checks_;
+  // The last check of each open document (its text is file->source): pushed
+  // and pulled diagnostics, code actions, hover and symbols of one text share it.
+  std::map<std::string, std::shared_ptr<const CheckedFile>> last_checks_;
   std::deque<nlohmann::json> pending_; // requests read but not yet answered
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
   bool initialized_ = false;
