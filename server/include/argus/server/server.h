@@ -6,6 +6,7 @@
 #include "argus/server/document.h"
 #include "argus/server/log.h"
 #include "argus/server/scheduler.h"
+#include "argus/server/semantic_tokens.h"
 #include "argus/server/transport.h"
 
 #include <nlohmann/json.hpp>
@@ -84,6 +85,7 @@ private:
   // The last check of each open document (its text is file->source): pushed
   // and pulled diagnostics, code actions, hover and symbols of one text share it.
   std::map<std::string, std::shared_ptr<const CheckedFile>> last_checks_;
+  SemanticTokensCache semantic_tokens_; // the last tokens sent per document, for deltas
   std::deque<nlohmann::json> pending_; // requests read but not yet answered
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
   bool initialized_ = false;
