@@ -38,8 +38,10 @@ public:
     }
     for (const ast::Function &f : file_.module.functions)
       function(f);
-    std::stable_sort(out_.begin(), out_.end(), [](const NameOccurrence &a, const NameOccurrence &b) {
-      return a.range.begin < b.range.begin;
+    // No two names start at one position; `end` only makes the order total.
+    std::sort(out_.begin(), out_.end(), [](const NameOccurrence &a, const NameOccurrence &b) {
+      return a.range.begin != b.range.begin ? a.range.begin < b.range.begin
+                                            : a.range.end < b.range.end;
     });
     return std::move(out_);
   }

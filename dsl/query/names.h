@@ -28,11 +28,11 @@ enum class NameRole {
 struct NameOccurrence {
   Range range;
   NameRole role = NameRole::Symbol;
-  std::string_view name;                    // the identifier as written (not for TagField)
-  const sema::Symbol *symbol = nullptr;     // Symbol
+  std::string_view name;                      // the identifier as written (not for TagField)
+  const sema::Symbol *symbol = nullptr;       // Symbol
   const sema::BuiltinSpec *builtin = nullptr; // Builtin (null for range) and Intrinsic
-  const ast::Function *function = nullptr;  // the enclosing function; null at module level
-  bool is_definition = false;               // the defining identifier of its symbol
+  const ast::Function *function = nullptr;    // the enclosing function; null at module level
+  bool is_definition = false;                 // the defining identifier of its symbol
 };
 
 // All names of `file` in source order; empty when the file was refused before sema.

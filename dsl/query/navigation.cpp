@@ -103,8 +103,7 @@ std::string bad_new_name(std::string_view name) {
   if (sema::scalar_from_name(name))
     return quoted + " is a builtin type";
   if (sema::find_builtin(name) || name == "range" || name == "inf" || name == "constexpr" ||
-      name == "nvvm" || name == "amdgpu" || name == "kernel" || name == "device" ||
-      name == "bench")
+      name == "nvvm" || name == "amdgpu" || name == "kernel" || name == "device" || name == "bench")
     return quoted + " is a builtin name of Argus";
   return "";
 }
@@ -187,8 +186,8 @@ RenameResult rename_at(const CheckedFile &file, Position position, std::string_v
   if (result.error = not_renamable(*at); !result.error.empty())
     return result;
   const sema::Symbol &target = *at->symbol;
-  const std::string prefix = "cannot rename '" + target.name + "' to '" + std::string(new_name) +
-                             "': ";
+  const std::string prefix =
+      "cannot rename '" + target.name + "' to '" + std::string(new_name) + "': ";
   if (new_name == target.name) {
     for (const NameOccurrence &o : names)
       if (o.symbol == &target)

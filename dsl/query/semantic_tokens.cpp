@@ -12,13 +12,12 @@ using namespace token_modifier;
 using query::NameOccurrence;
 using query::NameRole;
 
-constexpr std::string_view kTypeNames[] = {"namespace", "type",      "parameter",
-                                           "variable",  "function",  "macro",
-                                           "method",    "decorator", "intrinsic",
-                                           "tag"};
-constexpr std::string_view kModifierNames[] = {"declaration", "readonly", "static",
-                                               "defaultLibrary", "kernel", "device",
-                                               "global", "shared", "local"};
+constexpr std::string_view kTypeNames[] = {"namespace", "type",  "parameter", "variable",
+                                           "function",  "macro", "method",    "decorator",
+                                           "intrinsic", "tag"};
+constexpr std::string_view kModifierNames[] = {"declaration",    "readonly", "static",
+                                               "defaultLibrary", "kernel",   "device",
+                                               "global",         "shared",   "local"};
 
 uint32_t space_modifier(const sema::Type &type) {
   if (!type.is_tensor() || !type.tensor)
@@ -42,8 +41,8 @@ uint32_t function_modifier(const CheckedFile &file, const ast::Function *f) {
 }
 
 bool is_directive(std::string_view name) {
-  return name == "tag" || name == "assert_tag" || name == "assert_tag_eq" ||
-         name == "reset_tags" || name == "assert_covered" || name == "assume";
+  return name == "tag" || name == "assert_tag" || name == "assert_tag_eq" || name == "reset_tags" ||
+         name == "assert_covered" || name == "assume";
 }
 
 struct Classified {

@@ -27,8 +27,7 @@ std::vector<uint32_t> encode_semantic_tokens(const SourceFile &source,
   uint32_t line = 0, start = 0;
   for (const SemanticToken &t : tokens) {
     const uint32_t begin = source.column_in(t.begin, unit);
-    const uint32_t end =
-        source.column_in(Position{t.begin.line, t.begin.column + t.length}, unit);
+    const uint32_t end = source.column_in(Position{t.begin.line, t.begin.column + t.length}, unit);
     data.push_back(t.begin.line - line);
     data.push_back(t.begin.line == line ? begin - start : begin);
     data.push_back(end - begin);
@@ -90,8 +89,8 @@ json semantic_tokens_full_result(const CheckedFile &file, const json &params, Co
   return cache.full(uri, encode_semantic_tokens(*file.source, semantic_tokens(file), encoding));
 }
 
-json semantic_tokens_delta_result(const CheckedFile &file, const json &params,
-                                  ColumnUnit encoding, SemanticTokensCache &cache) {
+json semantic_tokens_delta_result(const CheckedFile &file, const json &params, ColumnUnit encoding,
+                                  SemanticTokensCache &cache) {
   const std::string uri = text_document_uri(params);
   const std::string previous = params.at("previousResultId").get<std::string>();
   std::vector<uint32_t> data;

@@ -76,10 +76,9 @@ TEST(References, StayInTheirScope) {
   const std::string text = kSource;
   // acc of `first`, not the acc of `second`.
   const auto refs = references_at(file, position_of(text, "acc", 1), true);
-  EXPECT_EQ(ranges_of(refs), (std::vector<Range>{word_range(text, "acc", 0),
-                                                  word_range(text, "acc", 1),
-                                                  word_range(text, "acc", 2),
-                                                  word_range(text, "acc", 3)}));
+  EXPECT_EQ(ranges_of(refs),
+            (std::vector<Range>{word_range(text, "acc", 0), word_range(text, "acc", 1),
+                                word_range(text, "acc", 2), word_range(text, "acc", 3)}));
   EXPECT_TRUE(refs[0].is_definition);
   EXPECT_FALSE(refs[1].is_definition); // a second assignment is a reference
   // Without the declaration.
@@ -106,8 +105,7 @@ TEST(Rename, ReplacesEveryOccurrenceOfTheSymbol) {
   const std::string renamed = test::apply(text, r.ranges, "count");
   const CheckedFile after = front_end(renamed);
   EXPECT_TRUE(after.diagnostics.empty()) << test::codes_of(after) << renamed;
-  EXPECT_NE(renamed.find("@bench(count=128, reference=first, flops=2 * count)"),
-            std::string::npos);
+  EXPECT_NE(renamed.find("@bench(count=128, reference=first, flops=2 * count)"), std::string::npos);
   EXPECT_NE(renamed.find("def first(X: Tensor((T,), f32), n: i32)"), std::string::npos);
 }
 
@@ -205,7 +203,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, RenameInExamples,
                                            ExampleRename{"gemm_tiled.argus", "for kt", 4},
                                            ExampleRename{"gemm_tiled.argus", "K: i32", 0},
                                            ExampleRename{"gemm_mma_sm90.argus", "mma_c_row", 0},
-                                           ExampleRename{"gemm_mma_sm90.argus", "STAGES: constexpr", 0},
+                                           ExampleRename{"gemm_mma_sm90.argus", "STAGES: constexpr",
+                                                         0},
                                            ExampleRename{"softmax.argus", "def softmax_naive", 4},
                                            ExampleRename{"softmax.argus", "mx: f32", 0}));
 

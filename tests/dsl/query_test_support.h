@@ -33,7 +33,9 @@ inline std::string read_example(const std::string &name) {
 // plus `offset` bytes into it.
 inline Position position_of(const std::string &text, const std::string &word, int nth = 0,
                             uint32_t offset = 0) {
-  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto is_word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
   size_t at = 0;
   for (;; ++at) {
     at = text.find(word, at);

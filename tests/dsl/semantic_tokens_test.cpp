@@ -172,7 +172,8 @@ TEST_P(ExampleTokens, AreOrderedDisjointAndOnNames) {
   for (const SemanticToken &t : tokens) {
     EXPECT_FALSE(t.begin < end) << describe(t) << " at " << t.begin.line + 1;
     end = Position{t.begin.line, t.begin.column + t.length};
-    const std::string_view spelled = file.source->line(t.begin.line).substr(t.begin.column, t.length);
+    const std::string_view spelled =
+        file.source->line(t.begin.line).substr(t.begin.column, t.length);
     ASSERT_FALSE(spelled.empty());
     if (t.type == T::Tag)
       EXPECT_EQ(spelled.front(), '"') << spelled;

@@ -46,9 +46,11 @@ TEST(SemanticTokensEdit, KeepsTheCommonPrefixAndSuffix) {
   EXPECT_EQ(edit->data, (std::vector<uint32_t>{5}));
   EXPECT_EQ(applied(before, *edit), after);
   // A token inserted in the middle; one removed at the end; everything replaced.
-  const std::vector<uint32_t> inserted = {0, 0, 1, 3, 0, 0, 2, 1, 2, 0, 1, 4, 2, 2, 0, 0, 5, 1, 3, 0};
+  const std::vector<uint32_t> inserted = {0, 0, 1, 3, 0, 0, 2, 1, 2, 0,
+                                          1, 4, 2, 2, 0, 0, 5, 1, 3, 0};
   const std::vector<uint32_t> shorter(before.begin(), before.begin() + 10);
-  for (const auto &target : {inserted, shorter, std::vector<uint32_t>{}, std::vector<uint32_t>{9}}) {
+  for (const auto &target :
+       {inserted, shorter, std::vector<uint32_t>{}, std::vector<uint32_t>{9}}) {
     edit = semantic_tokens_edit(before, target);
     ASSERT_TRUE(edit);
     EXPECT_EQ(applied(before, *edit), target);

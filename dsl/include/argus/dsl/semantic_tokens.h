@@ -21,8 +21,8 @@ enum class SemanticTokenType : uint8_t {
   Parameter, // function parameters and the parameters of tag functions
   Variable,  // locals, loop variables, module constants, inf
   Function,  // @kernel and @device functions; builtins (with defaultLibrary)
-  Macro,     // checker directives: tag, assert_tag, assert_tag_eq, reset_tags, assert_covered, assume
-  Method,    // t.tile
+  Macro,  // checker directives: tag, assert_tag, assert_tag_eq, reset_tags, assert_covered, assume
+  Method, // t.tile
   Decorator, // kernel, device, bench
   Intrinsic, // hardware intrinsics: the member of nvvm.* / amdgpu.*
   Tag,       // tag field names: "m" in tag(A, ("m", "k")) and assert_tag(x, {"m": ...})
@@ -37,8 +37,8 @@ inline constexpr uint32_t kDefaultLibrary = 1u << 3; // builtins, intrinsics, dt
 inline constexpr uint32_t kKernel = 1u << 4;         // a @kernel function
 inline constexpr uint32_t kDevice = 1u << 5;         // a @device function
 inline constexpr uint32_t kGlobal = 1u << 6;         // a tensor in global memory
-inline constexpr uint32_t kShared = 1u << 7;         // a tensor in shared memory / what allocates it
-inline constexpr uint32_t kLocal = 1u << 8;          // a register array / what allocates it
+inline constexpr uint32_t kShared = 1u << 7; // a tensor in shared memory / what allocates it
+inline constexpr uint32_t kLocal = 1u << 8;  // a register array / what allocates it
 } // namespace token_modifier
 
 std::span<const std::string_view> semantic_token_type_names();

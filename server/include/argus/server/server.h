@@ -85,7 +85,8 @@ private:
   // The last check of each open document (its text is file->source): pushed
   // and pulled diagnostics, code actions, hover and symbols of one text share it.
   std::map<std::string, std::shared_ptr<const CheckedFile>> last_checks_;
-  SemanticTokensCache semantic_tokens_; // the last tokens sent per document, for deltas
+  // The last semantic tokens sent per document, for full/delta.
+  SemanticTokensCache semantic_tokens_;
   std::deque<nlohmann::json> pending_; // requests read but not yet answered
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
   bool initialized_ = false;
