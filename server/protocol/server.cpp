@@ -3,6 +3,8 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
 #include "argus/server/lsp_diagnostic.h"
+#include "argus/server/navigation.h"
+#include "argus/server/semantic_tokens.h"
 
 #include <algorithm>
 #include <exception>
@@ -195,14 +197,16 @@ void Server::cancel(const json &id) {
 
 namespace {
 
-// Requests answered from the front end of the current text (parse + types).
-bool needs_front_end(const std::string &method) {
-  return method == "textDocument/hover" || method == "textDocument/documentSymbol";
-}
-
 // Requests answered from the invariant check of the current text.
 bool needs_full_check(const std::string &method) {
   return method == "textDocument/diagnostic" || method == "textDocument/codeAction";
+}
+
+// The other document requests (hover, tokens, navigation, completion, ...)
+// are answered from the front end of the current text: at once, while the
+// checker runs.
+bool needs_front_end(const std::string &method) {
+  return method.starts_with("textDocument/") && !needs_full_check(method);
 }
 
 } // namespace
@@ -270,6 +274,23 @@ void Server::dispatch_request(const json &request) {
       reply(id, hover(params));
     } else if (method == "textDocument/documentSymbol") {
       reply(id, document_symbols(params));
+    } else if (method == "textDocument/semanticTokens/full") {
+      reply(id, semantic_tokens_full_result(*current_check(text_document_uri(params)), params,
+                                            encoding_, semantic_tokens_));
+    } else if (method == "textDocument/semanticTokens/full/delta") {
+      reply(id, semantic_tokens_delta_result(*current_check(text_document_uri(params)), params,
+                                             encoding_, semantic_tokens_));
+    } else if (method == "textDocument/definition") {
+      reply(id, definition_result(*current_check(text_document_uri(params)), params, encoding_));
+    } else if (method == "textDocument/references") {
+      reply(id, references_result(*current_check(text_document_uri(params)), params, encoding_));
+    } else if (method == "textDocument/prepareRename" || method == "textDocument/rename") {
+      const CheckedFile &file = *current_check(text_document_uri(params));
+      const NavigationAnswer answer = method == "textDocument/rename"
+                                          ? rename_result(file, params, encoding_)
+                                          : prepare_rename_result(file, params, encoding_);
+      answer.error_code ? reply_error(id, answer.error_code, answer.error_message)
+                        : reply(id, answer.result);
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -353,7 +374,12 @@ json Server::initialize(const json &params) {
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", true}}},
         {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
         {"hoverProvider", true},
-        {"documentSymbolProvider", true}}},
+        {"documentSymbolProvider", true},
+        {"semanticTokensProvider",
+         {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", false}}},
+        {"definitionProvider", true},
+        {"referencesProvider", true},
+        {"renameProvider", {{"prepareProvider", true}}}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -476,6 +502,7 @@ void Server::did_close(const json &params) {
       it->second.cancel->store(true);
     states_.erase(it);
   }
+  semantic_tokens_.forget(uri);
   transport_.write(json{{"jsonrpc", "2.0"},
                         {"method", "textDocument/publishDiagnostics"},
                         {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});

@@ -6,6 +6,7 @@
 #include "argus/server/document.h"
 #include "argus/server/log.h"
 #include "argus/server/scheduler.h"
+#include "argus/server/semantic_tokens.h"
 #include "argus/server/transport.h"
 
 #include <nlohmann/json.hpp>
@@ -142,6 +143,8 @@ private:
   std::map<std::string, DocumentState> states_;
   std::vector<nlohmann::json> workspace_waiting_; // workspace/diagnostic requests
   int64_t in_flight_ = 0;                         // jobs posted whose results have not come back
+  // The last semantic tokens sent per document, for full/delta.
+  SemanticTokensCache semantic_tokens_;
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
   bool initialized_ = false;
   bool shutdown_ = false;
