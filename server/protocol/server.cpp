@@ -2,6 +2,7 @@
 
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
+#include "argus/server/editing_features.h"
 #include "argus/server/lsp_diagnostic.h"
 
 #include <exception>
@@ -184,6 +185,15 @@ void Server::dispatch_request(const json &request) {
       reply(id, hover(params));
     } else if (method == "textDocument/documentSymbol") {
       reply(id, document_symbols(params));
+    } else if (method == "textDocument/completion") {
+      reply(id, completion_result(*current_check(params.at("textDocument").at("uri")), params,
+                                  encoding_, CompletionOptions{snippet_support_}));
+    } else if (method == "textDocument/signatureHelp") {
+      reply(id, signature_help_result(*current_check(params.at("textDocument").at("uri")), params,
+                                      encoding_));
+    } else if (method == "textDocument/inlayHint") {
+      reply(id, inlay_hints_result(*current_check(params.at("textDocument").at("uri")), params,
+                                   encoding_));
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -247,6 +257,14 @@ json Server::initialize(const json &params) {
       }
     }
   }
+  snippet_support_ = false;
+  try { // a malformed capability only turns snippets off
+    snippet_support_ =
+        params.is_object() &&
+        params.value("/capabilities/textDocument/completion/completionItem/snippetSupport"_json_pointer,
+                     false);
+  } catch (const json::exception &) {
+  }
   if (params.is_object() && params.contains("initializationOptions"))
     for (const std::string &problem : configure(params["initializationOptions"]))
       log_.error("initializationOptions: " + problem);
@@ -260,7 +278,10 @@ json Server::initialize(const json &params) {
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
         {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
         {"hoverProvider", true},
-        {"documentSymbolProvider", true}}},
+        {"documentSymbolProvider", true},
+        {"completionProvider", {{"triggerCharacters", {".", "@"}}, {"resolveProvider", false}}},
+        {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
+        {"inlayHintProvider", true}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }

@@ -14,7 +14,9 @@
 // messages must appear in this order among the server's messages; others may
 // come in between. Partial match: every key of an expected object must be
 // present and match recursively; arrays match element-wise and by length;
-// scalars by equality.
+// scalars by equality. An expected object {"$contains": [E1, E2, ...]} matches
+// an array in which each Ei matches some element (long lists such as
+// completions, where order and length are not the point).
 
 #include "process.h"
 
@@ -35,6 +37,18 @@ namespace {
 using nlohmann::json;
 
 bool matches(const json &expected, const json &actual) {
+  if (expected.is_object() && expected.size() == 1 && expected.contains("$contains")) {
+    if (!actual.is_array())
+      return false;
+    for (const json &wanted : expected["$contains"]) {
+      bool found = false;
+      for (const json &element : actual)
+        found = found || matches(wanted, element);
+      if (!found)
+        return false;
+    }
+    return true;
+  }
   if (expected.is_object()) {
     if (!actual.is_object())
       return false;

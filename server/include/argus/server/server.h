@@ -86,6 +86,7 @@ private:
   std::map<std::string, std::shared_ptr<const CheckedFile>> last_checks_;
   std::deque<nlohmann::json> pending_; // requests read but not yet answered
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
+  bool snippet_support_ = false; // completionItem.snippetSupport offered in initialize
   bool initialized_ = false;
   bool shutdown_ = false;
   bool exited_ = false;
