@@ -132,7 +132,7 @@ std::string ownership(const layout::TvLayout &tv, const std::string &parameter,
   const std::string letter(tv.operand.substr(0, 1));
   std::string md = "\n\noperand `" + parameter + "` of `" + instruction + "`: " +
                    operand_matrix(tv) + ", thread–value layout `" + layout::to_string(tv.layout) +
-                   "`\n\n```text\n";
+                   "` (value v: element v of the fragment)\n\n```text\n";
   for (int lane = 0; lane < std::min(tv.threads, 4); ++lane) {
     md += "lane " + std::to_string(lane) + ":";
     for (int v = 0; v < values; ++v) {

@@ -177,9 +177,10 @@ std::string trip_count(const CheckedFile &file, const ast::Function &function,
   }
   if (*step == 1)
     return text;
-  if (precedence < 3)
+  // A partial last step still runs: the count is the ceiling.
+  if (precedence < 2)
     text = "(" + text + ")";
-  return text + "/" + std::to_string(*step);
+  return "⌈" + text + "/" + std::to_string(*step) + "⌉";
 }
 
 std::vector<InlayHint> inlay_hints(const CheckedFile &file, Range range) {
