@@ -92,8 +92,8 @@ CompletionItem language_item(const LanguageName &n) {
     item.kind = CompletionItem::Kind::Keyword;
     break;
   }
-  item.detail = n.signature.empty() ? (n.kind == LanguageName::Kind::Keyword ? "keyword" : "")
-                                    : n.signature;
+  item.detail =
+      n.signature.empty() ? (n.kind == LanguageName::Kind::Keyword ? "keyword" : "") : n.signature;
   if (!n.doc.empty())
     item.documentation =
         n.signature.empty() ? n.doc : "```python\n" + n.signature + "\n```\n\n" + n.doc;
@@ -101,9 +101,9 @@ CompletionItem language_item(const LanguageName &n) {
   if (!n.signature.empty()) {
     // range and the dtypes: the first parameter is the one always written.
     const std::string first = n.name == "range" ? "stop" : n.params.empty() ? "" : n.params[0];
-    item.snippet = snippet_of(n.name, first.empty() ? std::vector<std::string>{}
-                                                    : std::vector<std::string>{first},
-                              false);
+    item.snippet = snippet_of(
+        n.name, first.empty() ? std::vector<std::string>{} : std::vector<std::string>{first},
+        false);
   }
   return item;
 }
@@ -303,9 +303,10 @@ std::optional<SignatureInfo> signature_help_at(const CheckedFile &file, Position
       const char next = i + 1 < text.size() ? text[i + 1] : ' ';
       if (prev != '=' && prev != '!' && prev != '<' && prev != '>' && next != '=') {
         std::string name(text.substr(stack.back().argument_start, i - stack.back().argument_start));
-        name.erase(std::remove_if(name.begin(), name.end(),
-                                  [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); }),
-                   name.end());
+        name.erase(
+            std::remove_if(name.begin(), name.end(),
+                           [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); }),
+            name.end());
         stack.back().keyword = name;
       }
     }
@@ -351,7 +352,8 @@ std::optional<SignatureInfo> signature_help_at(const CheckedFile &file, Position
         info.parameters.push_back(std::string(p.name) + (p.optional ? "=…" : ""));
       }
       variadic = spec->variadic;
-    } else if (const LanguageName *n = query::find_language_name(callee); n && !n->signature.empty()) {
+    } else if (const LanguageName *n = query::find_language_name(callee);
+               n && !n->signature.empty()) {
       info.label = n->signature;
       info.documentation = n->doc;
       names = n->params;
@@ -363,7 +365,8 @@ std::optional<SignatureInfo> signature_help_at(const CheckedFile &file, Position
     int active = it->commas;
     if (!it->keyword.empty()) {
       const auto k = std::find(names.begin(), names.end(), it->keyword);
-      active = k == names.end() ? static_cast<int>(names.size()) : static_cast<int>(k - names.begin());
+      active =
+          k == names.end() ? static_cast<int>(names.size()) : static_cast<int>(k - names.begin());
     } else if (variadic && !names.empty()) {
       active = std::min(active, static_cast<int>(names.size()) - 1);
     }

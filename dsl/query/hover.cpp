@@ -74,8 +74,8 @@ const char *kind_name(sema::SymbolKind k) {
 std::string describe_function(const CheckedFile &file, const sema::Symbol &s) {
   const ast::Function *f = s.function;
   const sema::FunctionInfo *info = f ? file.sema->function_info(f->name) : nullptr;
-  const auto [sig, doc] =
-      f ? query::signature_and_doc(*file.source, *f) : std::pair<std::string, std::string>{s.name, ""};
+  const auto [sig, doc] = f ? query::signature_and_doc(*file.source, *f)
+                            : std::pair<std::string, std::string>{s.name, ""};
   std::string md = std::string("**") +
                    (info && info->role == sema::FunctionRole::Kernel ? "@kernel" : "@device") +
                    "** function\n\n```python\ndef " + sig + "\n```";
@@ -97,7 +97,8 @@ std::string operand_matrix(const layout::TvLayout &tv) {
 // The matrix element (row, column) that value `v` of `thread` holds:
 // the TV layout gives the column-major index in the rows × cols operand.
 std::pair<int64_t, int64_t> element_of(const layout::TvLayout &tv, int thread, int value) {
-  const int64_t index = layout::evaluate(tv.layout, thread + int64_t{tv.threads} * value).value_or(-1);
+  const int64_t index =
+      layout::evaluate(tv.layout, thread + int64_t{tv.threads} * value).value_or(-1);
   return {index % tv.rows, index / tv.rows};
 }
 
@@ -130,8 +131,9 @@ std::string ownership(const layout::TvLayout &tv, const std::string &parameter,
                       const std::string &instruction) {
   const int values = layout::values_per_thread(tv);
   const std::string letter(tv.operand.substr(0, 1));
-  std::string md = "\n\noperand `" + parameter + "` of `" + instruction + "`: " +
-                   operand_matrix(tv) + ", thread–value layout `" + layout::to_string(tv.layout) +
+  std::string md = "\n\noperand `" + parameter + "` of `" + instruction +
+                   "`: " + operand_matrix(tv) + ", thread–value layout `" +
+                   layout::to_string(tv.layout) +
                    "` (value v: element v of the fragment)\n\n```text\n";
   for (int lane = 0; lane < std::min(tv.threads, 4); ++lane) {
     md += "lane " + std::to_string(lane) + ":";
@@ -184,8 +186,9 @@ std::string fragment_layout(const CheckedFile &file, const ast::Function &f,
     const std::string dotted = e.callee().dotted_name();
     const size_t dot = dotted.find('.');
     const sema::BuiltinSpec *spec =
-        dot == std::string::npos ? nullptr
-                                 : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
+        dot == std::string::npos
+            ? nullptr
+            : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
     if (!spec)
       return;
     for (size_t i = 0; i < e.arg_count() && i < spec->params.size(); ++i) {
@@ -316,8 +319,8 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
     return hover;
   }
   if (const query::LanguageName *n = query::find_language_name(name->name); n && !n->doc.empty()) {
-    hover.markdown = "`" + n->name + "`" + (n->signature.empty() ? "" : ": `" + n->signature + "`") +
-                     "\n\n" + n->doc;
+    hover.markdown = "`" + n->name + "`" +
+                     (n->signature.empty() ? "" : ": `" + n->signature + "`") + "\n\n" + n->doc;
     return hover;
   }
   if (const sema::Type *type = sema.type_of(*name); type && !type->is_unknown()) {

@@ -128,7 +128,8 @@ void type_hints(const CheckedFile &file, const ast::Function &f,
             hint.label += " · " + layout->str();
         } else {
           hint.label = ": " + symbol.type.str();
-          if (auto v = file.sema->constant_of(*name); v && symbol.type.kind == sema::TypeKind::IntLiteral)
+          if (auto v = file.sema->constant_of(*name);
+              v && symbol.type.kind == sema::TypeKind::IntLiteral)
             hint.label += " = " + std::to_string(*v);
         }
         out.push_back(std::move(hint));
@@ -190,8 +191,10 @@ std::vector<InlayHint> inlay_hints(const CheckedFile &file, Range range) {
   for (const auto &f : file.module.functions)
     if (!(f.range.end < range.begin) && !(range.end < f.range.begin))
       type_hints(file, f, f.body, range, out);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const InlayHint &a, const InlayHint &b) { return a.position < b.position; });
+  // Emitted in source order already; the sort (by position, then kind) only guards that.
+  std::sort(out.begin(), out.end(), [](const InlayHint &a, const InlayHint &b) {
+    return a.position != b.position ? a.position < b.position : a.kind < b.kind;
+  });
   return out;
 }
 

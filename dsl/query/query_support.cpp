@@ -57,11 +57,14 @@ namespace {
 std::vector<LanguageName> make_language_names() {
   using K = LanguageName::Kind;
   std::vector<LanguageName> names;
-  for (int k = static_cast<int>(sema::ScalarKind::I8); k <= static_cast<int>(sema::ScalarKind::Bool);
-       ++k) {
+  for (int k = static_cast<int>(sema::ScalarKind::I8);
+       k <= static_cast<int>(sema::ScalarKind::Bool); ++k) {
     const auto kind = static_cast<sema::ScalarKind>(k);
     const std::string name = sema::to_string(kind);
-    names.push_back({name, K::Dtype, name + "(x)", {"x"},
+    names.push_back({name,
+                     K::Dtype,
+                     name + "(x)",
+                     {"x"},
                      "The scalar type " + name + " (" + std::to_string(sema::bit_width(kind)) +
                          " bits); called, it converts x to " + name + "."});
   }
@@ -72,10 +75,19 @@ std::vector<LanguageName> make_language_names() {
                    "Only as a for-loop iterable: range(stop), range(start, stop) or range(start, "
                    "stop, step); integer bounds; unroll=N (compile-time) unrolls N iterations."});
   names.push_back({"inf", K::Constant, "", {}, "+∞, a float literal (-inf is the lowest value)."});
-  names.push_back({"nvvm", K::Namespace, "", {}, "NVIDIA sm90 intrinsics: nvvm.mma_…, ldmatrix, cp.async."});
-  names.push_back({"amdgpu", K::Namespace, "", {}, "AMD gfx942 intrinsics: amdgpu.mfma_…, buffer loads, s_waitcnt."});
-  names.push_back({"constexpr", K::Keyword, "", {},
-                   "A compile-time kernel parameter (`STAGES: constexpr = 2`) or module constant."});
+  names.push_back(
+      {"nvvm", K::Namespace, "", {}, "NVIDIA sm90 intrinsics: nvvm.mma_…, ldmatrix, cp.async."});
+  names.push_back({"amdgpu",
+                   K::Namespace,
+                   "",
+                   {},
+                   "AMD gfx942 intrinsics: amdgpu.mfma_…, buffer loads, s_waitcnt."});
+  names.push_back(
+      {"constexpr",
+       K::Keyword,
+       "",
+       {},
+       "A compile-time kernel parameter (`STAGES: constexpr = 2`) or module constant."});
   for (const char *keyword : {"for", "in", "if", "elif", "else", "while", "return", "pass", "and",
                               "or", "not", "True", "False", "lambda", "def"})
     names.push_back({keyword, K::Keyword, "", {}, ""});
@@ -98,7 +110,10 @@ const LanguageName *find_language_name(std::string_view name) {
 
 const LanguageName &tile_method() {
   static const LanguageName tile{
-      "tile", LanguageName::Kind::Method, "tile(tile_shape)", {"tile_shape"},
+      "tile",
+      LanguageName::Kind::Method,
+      "tile(tile_shape)",
+      {"tile_shape"},
       "The tensor cut into tiles of tile_shape: t.tile(s)[i, j] is tile (i, j), a view of shape "
       "s; never copies."};
   return tile;

@@ -82,8 +82,7 @@ template <typename Visit> void for_each_expr(const ast::Expr &e, Visit &&visit) 
     if (k.value)
       for_each_expr(*k.value, visit);
 }
-template <typename Visit>
-void for_each_expr(const std::vector<ast::StmtPtr> &body, Visit &&visit) {
+template <typename Visit> void for_each_expr(const std::vector<ast::StmtPtr> &body, Visit &&visit) {
   for (const auto &s : body) {
     for (const auto &t : s->targets)
       if (t)

@@ -170,8 +170,8 @@ struct Walk {
     }
     if (name == "view" && type->swizzled)
       return std::nullopt; // the bytes are swizzled; the row-major view would misstate them
-    if (name == "make_local" || name == "full" || name == "view" ||
-        name.rfind("nvvm.", 0) == 0 || name.rfind("amdgpu.", 0) == 0)
+    if (name == "make_local" || name == "full" || name == "view" || name.rfind("nvvm.", 0) == 0 ||
+        name.rfind("amdgpu.", 0) == 0)
       return Result{{}, of_type(*type)};
     if (name == "subview") {
       const Expr *source = argument(e, 0, "t");
@@ -224,16 +224,13 @@ std::optional<ViewLayout> finish(std::optional<Walk::Result> r) {
     shape += (i ? "," : "") + r->modes[i].shape.text;
     stride += (i ? "," : "") + r->modes[i].stride.text;
   }
-  r->view.layout = r->modes.size() == 1 ? shape + ":" + stride
-                                        : "(" + shape + "):(" + stride + ")";
+  r->view.layout = r->modes.size() == 1 ? shape + ":" + stride : "(" + shape + "):(" + stride + ")";
   return r->view;
 }
 
 } // namespace
 
-std::string ViewLayout::str() const {
-  return swizzle.empty() ? layout : swizzle + " o " + layout;
-}
+std::string ViewLayout::str() const { return swizzle.empty() ? layout : swizzle + " o " + layout; }
 
 std::optional<ViewLayout> layout_of(const CheckedFile &file, const ast::Function *function,
                                     const ast::Expr &view) {

@@ -18,9 +18,10 @@ json inlay_hints_result(const CheckedFile &file, const json &params, ColumnUnit 
                   source_position(source, r.at("end"), encoding)};
   }
   for (const InlayHint &h : inlay_hints(file, range)) {
-    json hint = {{"position",
-                  {{"line", h.position.line}, {"character", source.column_in(h.position, encoding)}}},
-                 {"label", h.label}};
+    json hint = {
+        {"position",
+         {{"line", h.position.line}, {"character", source.column_in(h.position, encoding)}}},
+        {"label", h.label}};
     if (h.kind == InlayHint::Kind::Type) {
       hint["kind"] = 1; // Type
     } else {

@@ -261,8 +261,9 @@ json Server::initialize(const json &params) {
   try { // a malformed capability only turns snippets off
     snippet_support_ =
         params.is_object() &&
-        params.value("/capabilities/textDocument/completion/completionItem/snippetSupport"_json_pointer,
-                     false);
+        params.value(
+            "/capabilities/textDocument/completion/completionItem/snippetSupport"_json_pointer,
+            false);
   } catch (const json::exception &) {
   }
   if (params.is_object() && params.contains("initializationOptions"))

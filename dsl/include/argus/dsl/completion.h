@@ -15,8 +15,20 @@
 namespace argus {
 
 struct CompletionItem {
-  enum class Kind { Builtin, Intrinsic, Dtype, Namespace, Keyword, Constant, Parameter, Local,
-                    LoopVariable, Function, Method, Policy };
+  enum class Kind {
+    Builtin,
+    Intrinsic,
+    Dtype,
+    Namespace,
+    Keyword,
+    Constant,
+    Parameter,
+    Local,
+    LoopVariable,
+    Function,
+    Method,
+    Policy
+  };
   std::string label;
   Kind kind = Kind::Keyword;
   std::string detail;        // a type, a value or a signature
