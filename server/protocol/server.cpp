@@ -2,6 +2,7 @@
 
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
+#include "argus/server/editing_features.h"
 #include "argus/server/lsp_diagnostic.h"
 #include "argus/server/navigation.h"
 #include "argus/server/semantic_tokens.h"
@@ -291,6 +292,15 @@ void Server::dispatch_request(const json &request) {
                                           : prepare_rename_result(file, params, encoding_);
       answer.error_code ? reply_error(id, answer.error_code, answer.error_message)
                         : reply(id, answer.result);
+    } else if (method == "textDocument/completion") {
+      reply(id, completion_result(*current_check(params.at("textDocument").at("uri")), params,
+                                  encoding_, CompletionOptions{snippet_support_}));
+    } else if (method == "textDocument/signatureHelp") {
+      reply(id, signature_help_result(*current_check(params.at("textDocument").at("uri")), params,
+                                      encoding_));
+    } else if (method == "textDocument/inlayHint") {
+      reply(id, inlay_hints_result(*current_check(params.at("textDocument").at("uri")), params,
+                                   encoding_));
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -360,6 +370,15 @@ json Server::initialize(const json &params) {
       }
     }
   }
+  snippet_support_ = false;
+  try { // a malformed capability only turns snippets off
+    snippet_support_ =
+        params.is_object() &&
+        params.value(
+            "/capabilities/textDocument/completion/completionItem/snippetSupport"_json_pointer,
+            false);
+  } catch (const json::exception &) {
+  }
   if (params.is_object() && params.contains("initializationOptions"))
     for (const std::string &problem : configure(params["initializationOptions"]))
       log_.error("initializationOptions: " + problem);
@@ -379,7 +398,10 @@ json Server::initialize(const json &params) {
          {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", false}}},
         {"definitionProvider", true},
         {"referencesProvider", true},
-        {"renameProvider", {{"prepareProvider", true}}}}},
+        {"renameProvider", {{"prepareProvider", true}}},
+        {"completionProvider", {{"triggerCharacters", {".", "@"}}, {"resolveProvider", false}}},
+        {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
+        {"inlayHintProvider", true}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }

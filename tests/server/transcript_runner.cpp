@@ -20,7 +20,9 @@
 // each expectation may match any message not matched yet, in arrival order.
 // After the last line stdin is closed. Partial match: every key of an
 // expected object must be present and match recursively; arrays match
-// element-wise and by length; scalars by equality.
+// element-wise and by length; scalars by equality. An expected object
+// {"$contains": [E1, E2, ...]} matches an array in which each Ei matches some
+// element (long lists such as completions, where order and length are not the point).
 
 #include "process.h"
 
@@ -42,6 +44,18 @@ namespace {
 using nlohmann::json;
 
 bool matches(const json &expected, const json &actual) {
+  if (expected.is_object() && expected.size() == 1 && expected.contains("$contains")) {
+    if (!actual.is_array())
+      return false;
+    for (const json &wanted : expected["$contains"]) {
+      bool found = false;
+      for (const json &element : actual)
+        found = found || matches(wanted, element);
+      if (!found)
+        return false;
+    }
+    return true;
+  }
   if (expected.is_object()) {
     if (!actual.is_object())
       return false;

@@ -146,6 +146,7 @@ private:
   // The last semantic tokens sent per document, for full/delta.
   SemanticTokensCache semantic_tokens_;
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
+  bool snippet_support_ = false; // completionItem.snippetSupport offered in initialize
   bool initialized_ = false;
   bool shutdown_ = false;
   bool exited_ = false;
