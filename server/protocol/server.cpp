@@ -184,10 +184,14 @@ void Server::dispatch_request(const json &request) {
       reply(id, hover(params));
     } else if (method == "textDocument/documentSymbol") {
       reply(id, document_symbols(params));
+    } else if (method == "workspace/executeCommand") {
+      reply(id, execute_command_request(params));
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
   } catch (const RequestError &error) {
+    reply_error(id, error.code, error.message);
+  } catch (const CommandError &error) {
     reply_error(id, error.code, error.message);
   } catch (const json::exception &error) {
     reply_error(id, error_code::kInvalidParams, std::string("invalid params: ") + error.what());
@@ -247,6 +251,9 @@ json Server::initialize(const json &params) {
       }
     }
   }
+  client_progress_ = params.is_object() && params.value("capabilities", json::object())
+                                               .value("window", json::object())
+                                               .value("workDoneProgress", false) == true;
   if (params.is_object() && params.contains("initializationOptions"))
     for (const std::string &problem : configure(params["initializationOptions"]))
       log_.error("initializationOptions: " + problem);
@@ -260,7 +267,8 @@ json Server::initialize(const json &params) {
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
         {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
         {"hoverProvider", true},
-        {"documentSymbolProvider", true}}},
+        {"documentSymbolProvider", true},
+        {"executeCommandProvider", {{"commands", command_names()}}}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -352,6 +360,7 @@ std::vector<std::string> Server::configure(const json &settings) {
   std::vector<std::string> problems;
   if (!settings.is_object())
     return {"expected an object"};
+  problems = configure_commands(settings, command_settings_);
   if (!settings.contains("checker"))
     return problems;
   const json &c = settings["checker"];

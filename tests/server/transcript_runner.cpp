@@ -10,6 +10,8 @@
 //   <-- JSON         an expected server message (partial match, see below)
 //   exit N           the expected exit status (default 0)
 //   args A B ...     extra arguments for `argus lsp`
+//   env NAME=VALUE   an environment variable for the server; @DIR@ in VALUE
+//                    is the transcript's folder (to reach test scripts)
 // All input is sent at once (from a file on the server's stdin). Expected
 // messages must appear in this order among the server's messages; others may
 // come in between. Partial match: every key of an expected object must be
@@ -24,6 +26,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -91,8 +94,11 @@ bool parse_frames(const std::string &out, std::vector<json> &messages) {
 
 // The server runs as a real subprocess: the transcript is its stdin.
 argus::testing::ProcessResult run(const std::string &binary, const std::vector<std::string> &args,
-                                  const std::string &input) {
+                                  const std::string &input,
+                                  const std::vector<std::pair<std::string, std::string>> &env) {
   argus::testing::ProcessOptions options;
+  for (const auto &[name, value] : env)
+    options.env.emplace_back(name, value);
   options.stdin_text = input;
   options.timeout = std::chrono::seconds(30);
   return argus::testing::run_process(binary, args, options);
@@ -114,6 +120,8 @@ int main(int argc, char **argv) {
   std::vector<std::pair<int, json>> expected; // line number, message
   std::vector<std::string> args = {"lsp"};
   int expected_exit = 0;
+  std::vector<std::pair<std::string, std::string>> env;
+  const std::string folder = std::filesystem::absolute(argv[2]).parent_path().string();
   std::string line;
   for (int number = 1; std::getline(file, line); ++number) {
     if (line.empty() || line[0] == '#')
@@ -136,13 +144,19 @@ int main(int argc, char **argv) {
       std::istringstream words(line.substr(5));
       for (std::string word; words >> word;)
         args.push_back(word);
+    } else if (line.starts_with("env ") && line.find('=') != std::string::npos) {
+      const size_t equals = line.find('=');
+      std::string value = line.substr(equals + 1);
+      for (size_t at; (at = value.find("@DIR@")) != std::string::npos;)
+        value.replace(at, 5, folder);
+      env.emplace_back(line.substr(4, equals - 4), value);
     } else {
       std::cerr << argv[2] << ":" << number << ": unknown line\n";
       return 2;
     }
   }
 
-  const argus::testing::ProcessResult outcome = run(argv[1], args, input);
+  const argus::testing::ProcessResult outcome = run(argv[1], args, input, env);
   bool ok = true;
   if (outcome.timed_out) {
     std::cerr << "FAIL: the server did not finish within 30 s\n";

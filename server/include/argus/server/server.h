@@ -3,6 +3,7 @@
 #pragma once
 
 #include "argus/dsl/frontend.h"
+#include "argus/server/commands.h"
 #include "argus/server/document.h"
 #include "argus/server/log.h"
 #include "argus/server/scheduler.h"
@@ -71,6 +72,8 @@ private:
   // workspace/didChangeConfiguration; returns what was not understood.
   std::vector<std::string> configure(const nlohmann::json &settings);
   const CheckedFile *current_check(const std::string &uri);
+  // workspace/executeCommand (server_commands.cpp -> commands.h).
+  nlohmann::json execute_command_request(const nlohmann::json &params);
   const CheckedFile &check_of(const Document &document);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
@@ -86,6 +89,8 @@ private:
   std::map<std::string, std::shared_ptr<const CheckedFile>> last_checks_;
   std::deque<nlohmann::json> pending_; // requests read but not yet answered
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
+  CommandSettings command_settings_; // target, runner, benchmark time limit
+  bool client_progress_ = false;      // capabilities.window.workDoneProgress
   bool initialized_ = false;
   bool shutdown_ = false;
   bool exited_ = false;
