@@ -67,6 +67,8 @@ Server::~Server() {
   for (auto &[uri, state] : states_)
     if (state.cancel)
       state.cancel->store(true);
+  for (auto &[id, cancelled] : running_commands_)
+    cancelled->store(true); // a benchmark's runner is killed
 }
 
 // The reader thread: client messages into the loop's inbox. It stops after
@@ -190,6 +192,10 @@ void Server::cancel(const json &id) {
   };
   if (take(workspace_waiting_))
     return;
+  if (auto it = running_commands_.find(id.dump()); it != running_commands_.end()) {
+    it->second->store(true); // the command answers -32800 when it stops
+    return;
+  }
   for (auto &[uri, state] : states_)
     if (take(state.waiting))
       return;
@@ -220,9 +226,19 @@ bool Server::ready_or_park(const std::string &method, const json &request) {
     workspace_waiting_.push_back(request);
     return false;
   }
+  const json params = request.value("params", json::object());
+  if (method == "workspace/executeCommand" && params.is_object() &&
+      params.value("command", json()) == "argus.explain") {
+    // The explanation is of the current version's check: wait for it.
+    const auto uri = command_document_uri(params.value("arguments", json::array()));
+    const Document *document = uri ? documents_.find(*uri) : nullptr;
+    if (document == nullptr || states_[*uri].full_version == document->version)
+      return true;
+    states_[*uri].waiting.push_back(request);
+    return false;
+  }
   if (!front && !full)
     return true;
-  const json params = request.value("params", json::object());
   if (!params.is_object() || !params.contains("textDocument") ||
       !params["textDocument"].is_object() || !params["textDocument"].contains("uri") ||
       !params["textDocument"]["uri"].is_string())
@@ -301,10 +317,14 @@ void Server::dispatch_request(const json &request) {
     } else if (method == "textDocument/inlayHint") {
       reply(id, inlay_hints_result(*current_check(params.at("textDocument").at("uri")), params,
                                    encoding_));
+    } else if (method == "workspace/executeCommand") {
+      execute_command_request(id, params);
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
   } catch (const RequestError &error) {
+    reply_error(id, error.code, error.message);
+  } catch (const CommandError &error) {
     reply_error(id, error.code, error.message);
   } catch (const json::exception &error) {
     reply_error(id, error_code::kInvalidParams, std::string("invalid params: ") + error.what());
@@ -379,6 +399,9 @@ json Server::initialize(const json &params) {
             false);
   } catch (const json::exception &) {
   }
+  client_progress_ = params.is_object() && params.value("capabilities", json::object())
+                                                   .value("window", json::object())
+                                                   .value("workDoneProgress", false) == true;
   if (params.is_object() && params.contains("initializationOptions"))
     for (const std::string &problem : configure(params["initializationOptions"]))
       log_.error("initializationOptions: " + problem);
@@ -401,7 +424,8 @@ json Server::initialize(const json &params) {
         {"renameProvider", {{"prepareProvider", true}}},
         {"completionProvider", {{"triggerCharacters", {".", "@"}}, {"resolveProvider", false}}},
         {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
-        {"inlayHintProvider", true}}},
+        {"inlayHintProvider", true},
+        {"executeCommandProvider", {{"commands", command_names()}}}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -667,6 +691,7 @@ std::vector<std::string> Server::configure(const json &settings) {
   std::vector<std::string> problems;
   if (!settings.is_object())
     return {"expected an object"};
+  problems = configure_commands(settings, command_settings_);
   if (!settings.contains("checker"))
     return problems;
   const json &c = settings["checker"];
