@@ -3,6 +3,7 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
 #include "argus/server/lsp_diagnostic.h"
+#include "refactors.h"
 
 #include <exception>
 #include <utility>
@@ -258,7 +259,7 @@ json Server::initialize(const json &params) {
        {{"positionEncoding", encoding},
         {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
-        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+        {"codeActionProvider", {{"codeActionKinds", code_action_kinds()}}},
         {"hoverProvider", true},
         {"documentSymbolProvider", true}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
@@ -434,7 +435,8 @@ json Server::hover(const json &params) {
 }
 
 // Quick fixes: the verified fixes the checker listed in data["fixes"] of the
-// document's current diagnostics that overlap the requested range.
+// document's current diagnostics that overlap the requested range; then the
+// verified refactors at the range (server/protocol/refactors.cpp).
 json Server::code_actions(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   const Document *document = documents_.find(uri);
@@ -448,9 +450,11 @@ json Server::code_actions(const json &params) {
   // The diagnostics (and their edits) of exactly the current text.
   const CheckedFile &checked = check_of(*document);
   const SourceFile &source = *checked.source;
+  const bool quick_fixes = code_action_kind_wanted(params, "quickfix");
   for (const Diagnostic &d : checked.diagnostics) {
     const size_t begin = source.offset(d.range.begin), end = source.offset(d.range.end);
-    if (end < from || begin > to || !d.data.is_object() || !d.data.contains("fixes"))
+    if (!quick_fixes || end < from || begin > to || !d.data.is_object() ||
+        !d.data.contains("fixes"))
       continue;
     for (const json &fix : d.data["fixes"]) {
       auto edits = check::fix_edits(d.data, fix.get<std::string>());
@@ -467,6 +471,9 @@ json Server::code_actions(const json &params) {
                          {"edit", {{"changes", {{uri, text_edits}}}}}});
     }
   }
+  // Refactors after the quick fixes (each one verified by a re-check).
+  for (json &action : refactors_result(checked, params, encoding_, scheduler_.checker_options()))
+    actions.push_back(std::move(action));
   return actions;
 }
 
