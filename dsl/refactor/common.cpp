@@ -199,9 +199,10 @@ bool verified(const KernelContext &kernel, const std::vector<check::TextEdit> &e
     return false;
   check::CheckerOptions options = kernel.options;
   options.fixes = false;
-  const Counts before = counts_of(kernel.baseline);
+  const check::KernelReport &baseline = kernel.baseline();
+  const Counts before = counts_of(baseline);
   for (const check::KernelReport &r : check::check_kernels(edited, options, &kernel.cache)) {
-    if (r.kernel != kernel.baseline.kernel)
+    if (r.kernel != baseline.kernel)
       continue;
     const Counts after = counts_of(r);
     if (after.errors > before.errors)

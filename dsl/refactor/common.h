@@ -12,14 +12,14 @@
 
 namespace argus::refactor::detail {
 
-// One kernel under the requested range, with the checker's report of its
-// current text (the baseline that verification compares against).
+// One kernel under the requested range. `baseline()` is the checker's report
+// of its current text (what verification compares against), computed on first
+// use: a range where no refactor has a candidate costs no check.
 struct KernelContext {
   const CheckedFile &file;
-  const sema::FunctionInfo &info;
   const ast::Function &fn;
   Range range; // the requested range
-  const check::KernelReport &baseline;
+  std::function<const check::KernelReport &()> baseline;
   const check::CheckerOptions &options;
   check::CheckCache &cache; // reports of untouched kernels are reused
 };

@@ -28,8 +28,19 @@ const ast::Stmt *declaration_of(const ast::Function &fn, const std::string &buff
 
 std::vector<Refactor> pad_shared(const KernelContext &k) {
   std::vector<Refactor> out;
+  // Cheap first: does the range touch a shared tile's declaration or access at all?
+  bool touches_shared = false;
+  for_each_expr(k.fn.body, [&](const ast::Expr &e) {
+    if (touches_shared || !overlaps(e.range, k.range) ||
+        (e.kind != ast::ExprKind::Name && e.kind != ast::ExprKind::Subscript))
+      return;
+    const sema::Type *t = k.file.sema->type_of(e.kind == ast::ExprKind::Name ? e : *e.operands[0]);
+    touches_shared = t && t->tensor && t->tensor->space == sema::MemorySpace::Shared;
+  });
+  if (!touches_shared)
+    return out;
   std::set<std::string> buffers; // conflicting tiles whose declaration or access is in range
-  for (const check::Violation &v : k.baseline.violations) {
+  for (const check::Violation &v : k.baseline().violations) {
     if (v.kind != "bank-conflict" || !v.data.contains("element") ||
         !v.data["element"].contains("tensor"))
       continue;
