@@ -6,6 +6,7 @@
 #include "argus/server/lsp_diagnostic.h"
 #include "argus/server/navigation.h"
 #include "argus/server/semantic_tokens.h"
+#include "refactors.h"
 
 #include <algorithm>
 #include <exception>
@@ -286,7 +287,7 @@ void Server::dispatch_request(const json &request) {
     } else if (method == "workspace/diagnostic") {
       reply(id, workspace_diagnostics());
     } else if (method == "textDocument/codeAction") {
-      reply(id, code_actions(params));
+      code_actions_request(id, params);
     } else if (method == "textDocument/hover") {
       reply(id, hover(params));
     } else if (method == "textDocument/documentSymbol") {
@@ -414,7 +415,7 @@ json Server::initialize(const json &params) {
         {"textDocumentSync",
          {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", true}}},
-        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+        {"codeActionProvider", {{"codeActionKinds", code_action_kinds()}}},
         {"hoverProvider", true},
         {"documentSymbolProvider", true},
         {"semanticTokensProvider",
@@ -792,7 +793,8 @@ json Server::hover(const json &params) {
 }
 
 // Quick fixes: the verified fixes the checker listed in data["fixes"] of the
-// document's current diagnostics that overlap the requested range.
+// document's current diagnostics that overlap the requested range; then the
+// verified refactors at the range (server/protocol/refactors.cpp).
 json Server::code_actions(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   const Document *document = documents_.find(uri);
@@ -806,9 +808,11 @@ json Server::code_actions(const json &params) {
   // The diagnostics (and their edits) of exactly the current text.
   const FullCheck &checked = current_full(uri);
   const SourceFile &source = *checked.file->source;
+  const bool quick_fixes = code_action_kind_wanted(params, "quickfix");
   for (const Diagnostic &d : checked.diagnostics) {
     const size_t begin = source.offset(d.range.begin), end = source.offset(d.range.end);
-    if (end < from || begin > to || !d.data.is_object() || !d.data.contains("fixes"))
+    if (!quick_fixes || end < from || begin > to || !d.data.is_object() ||
+        !d.data.contains("fixes"))
       continue;
     for (const json &fix : d.data["fixes"]) {
       auto edits = check::fix_edits(d.data, fix.get<std::string>());
@@ -826,6 +830,53 @@ json Server::code_actions(const json &params) {
     }
   }
   return actions;
+}
+
+// Quick fixes at once; the refactors (each verified by a re-check, up to
+// seconds) on a command worker, which answers with both. A new version of
+// the document while it works answers -32801; $/cancelRequest stops it.
+void Server::code_actions_request(const json &id, const json &params) {
+  json actions = code_actions(params);
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  bool refactors_wanted = false;
+  for (const json &kind : code_action_kinds())
+    refactors_wanted =
+        refactors_wanted ||
+        (kind != "quickfix" && code_action_kind_wanted(params, kind.get<std::string>()));
+  if (!refactors_wanted) {
+    reply(id, std::move(actions));
+    return;
+  }
+  const DocumentState &state = states_.at(uri);
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  running_commands_[id.dump()] = cancelled;
+  ++in_flight_;
+  check::CheckerOptions options = scheduler_.checker_options();
+  options.deadline = std::chrono::steady_clock::now() + scheduler_.check_time_limit();
+  commands_.post([this, id, params, actions = std::move(actions), full = state.full,
+                  latest = state.latest, version = state.full_version, cancelled, options,
+                  encoding = encoding_]() mutable {
+    options.cancel = cancelled.get();
+    try {
+      json refactors = refactors_result(*full->file, params, encoding, options);
+      if (cancelled->load())
+        reply_error(id, error_code::kRequestCancelled, "request cancelled");
+      else if (latest->load() != version)
+        reply_error(id, error_code::kContentModified, "the document changed");
+      else {
+        for (json &action : refactors)
+          actions.push_back(std::move(action));
+        reply(id, std::move(actions));
+      }
+    } catch (const std::exception &error) {
+      log_.error(std::string("internal error in codeAction refactors: ") + error.what());
+      reply_error(id, error_code::kInternalError, error.what());
+    }
+    post_task([this, id] {
+      running_commands_.erase(id.dump());
+      --in_flight_;
+    });
+  });
 }
 
 json Server::pull_diagnostics(const json &params) {

@@ -107,7 +107,8 @@ private:
   void did_change(const nlohmann::json &params);
   void did_close(const nlohmann::json &params);
   void did_save(const nlohmann::json &params);
-  nlohmann::json code_actions(const nlohmann::json &params);
+  nlohmann::json code_actions(const nlohmann::json &params); // the quick fixes
+  void code_actions_request(const nlohmann::json &id, const nlohmann::json &params);
   nlohmann::json hover(const nlohmann::json &params);
   nlohmann::json document_symbols(const nlohmann::json &params);
   // Applies {"checker": {...}} from initializationOptions or
