@@ -440,36 +440,6 @@ void Server::did_open(const json &params) {
   version_changed(uri);
 }
 
-namespace {
-
-// The tree-sitter point (row, byte column) of a byte offset.
-TSPoint point_at(std::string_view text, size_t offset) {
-  TSPoint point{0, 0};
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++point.row;
-      point.column = 0;
-    } else {
-      ++point.column;
-    }
-  }
-  return point;
-}
-
-TSPoint point_after(TSPoint point, std::string_view inserted) {
-  for (char c : inserted) {
-    if (c == '\n') {
-      ++point.row;
-      point.column = 0;
-    } else {
-      ++point.column;
-    }
-  }
-  return point;
-}
-
-} // namespace
-
 void Server::did_change(const json &params) {
   const json &item = params.at("textDocument");
   const std::string uri = item.at("uri").get<std::string>();
@@ -492,11 +462,7 @@ void Server::did_change(const json &params) {
       const LspRange lsp{parse_position(range.at("start")), parse_position(range.at("end"))};
       const size_t start = offset_of(text, lsp.start, encoding_);
       const size_t end = std::max(start, offset_of(text, lsp.end, encoding_));
-      const TSPoint start_point = point_at(text, start);
-      tree_edits.push_back(TSInputEdit{static_cast<uint32_t>(start), static_cast<uint32_t>(end),
-                                       static_cast<uint32_t>(start + replacement.size()),
-                                       start_point, point_at(text, end),
-                                       point_after(start_point, replacement)});
+      tree_edits.push_back(input_edit(text, start, end, replacement));
       text.replace(start, end - start, replacement);
     } else {
       text = replacement;
