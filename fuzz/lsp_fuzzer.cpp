@@ -34,8 +34,7 @@ void check_output(const std::string &out) {
     const size_t header_end = out.find("\r\n\r\n", at);
     if (header_end == std::string::npos || out.compare(at, kHeader.size(), kHeader) != 0)
       fail("bad frame header", out.substr(at, 100));
-    const std::string digits =
-        out.substr(at + kHeader.size(), header_end - at - kHeader.size());
+    const std::string digits = out.substr(at + kHeader.size(), header_end - at - kHeader.size());
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
       fail("bad Content-Length", digits);
     const size_t length = std::stoul(digits);
