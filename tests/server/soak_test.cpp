@@ -331,7 +331,9 @@ public:
     }
   }
 
-  std::string log_tail() const { return log_.size() > 6000 ? log_.substr(log_.size() - 6000) : log_; }
+  std::string log_tail() const {
+    return log_.size() > 6000 ? log_.substr(log_.size() - 6000) : log_;
+  }
 
 private:
   void split_messages(const std::function<void(const json &)> &on_message) {
@@ -348,7 +350,8 @@ private:
         return;
       json message = json::parse(incoming_.substr(body, length), nullptr, false);
       if (message.is_discarded())
-        fail("a frame body that is not JSON: " + incoming_.substr(body, std::min<size_t>(200, length)));
+        fail("a frame body that is not JSON: " +
+             incoming_.substr(body, std::min<size_t>(200, length)));
       incoming_.erase(0, body + length);
       on_message(message);
     }
@@ -384,7 +387,8 @@ struct Method {
 
 // The requests this driver can form, from initialize's capabilities; the
 // capabilities it has no request for are listed in `unknown`.
-std::vector<Method> advertised_methods(const json &capabilities, std::vector<std::string> &unknown) {
+std::vector<Method> advertised_methods(const json &capabilities,
+                                       std::vector<std::string> &unknown) {
   std::vector<Method> methods;
   const auto on = [&](const char *key) {
     return capabilities.contains(key) && !capabilities[key].is_null() && capabilities[key] != false;
@@ -446,10 +450,10 @@ struct Document {
   std::string text;
   int64_t version = 1;
   bool open = true;
-  int closes = 0;                  // close count, so a request can tell it was overtaken
-  int64_t published = 0;           // last version in publishDiagnostics
+  int closes = 0;        // close count, so a request can tell it was overtaken
+  int64_t published = 0; // last version in publishDiagnostics
   std::map<int64_t, std::shared_ptr<const Version>> versions; // sent, still referenced
-  std::optional<Inverse> inverse; // undoes the last change
+  std::optional<Inverse> inverse;                             // undoes the last change
 };
 
 struct Pending {
@@ -468,11 +472,45 @@ struct Stats {
 };
 
 const std::vector<std::string> kSnippets = {
-    " ", "\n", "\n    ", "    ", "x", "t", "i", "(", ")", "[", "]", ":", ",", " + ", " * ",
-    " = ", "0", "1", "64", "f32", "thread_id()", "syncthreads()\n    ", "for i in range(4):\n    ",
-    "if t < 32:\n        ", "return", "# é comment\n", "λ", "é", "中文", "😀", "e\u0301", "ß",
-    "@kernel(grid=1, block=64)\n", "def f(X: Tensor((64,), f32)):\n    ", "\"str\"", "'",
-    "\\", "\t", "𝒜𝒷",
+    " ",
+    "\n",
+    "\n    ",
+    "    ",
+    "x",
+    "t",
+    "i",
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    ",",
+    " + ",
+    " * ",
+    " = ",
+    "0",
+    "1",
+    "64",
+    "f32",
+    "thread_id()",
+    "syncthreads()\n    ",
+    "for i in range(4):\n    ",
+    "if t < 32:\n        ",
+    "return",
+    "# é comment\n",
+    "λ",
+    "é",
+    "中文",
+    "😀",
+    "e\u0301",
+    "ß",
+    "@kernel(grid=1, block=64)\n",
+    "def f(X: Tensor((64,), f32)):\n    ",
+    "\"str\"",
+    "'",
+    "\\",
+    "\t",
+    "𝒜𝒷",
 };
 
 class Soak {
@@ -566,7 +604,7 @@ public:
     wait_for(
         [&] {
           return std::all_of(docs_.begin(), docs_.end(),
-                              [](const Document &d) { return !d.open || d.published == d.version; });
+                             [](const Document &d) { return !d.open || d.published == d.version; });
         },
         120'000, -1);
     const int64_t id = next_id_++;
@@ -584,7 +622,9 @@ public:
 
 private:
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
-  size_t pick(size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(random_); }
+  size_t pick(size_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(random_);
+  }
 
   std::function<void(const json &)> handler() {
     return [this](const json &message) { on_message(message); };
@@ -626,7 +666,9 @@ private:
                   {"method", "textDocument/didOpen"},
                   {"params",
                    {{"textDocument",
-                     {{"uri", d.uri}, {"languageId", "argus"}, {"version", d.version},
+                     {{"uri", d.uri},
+                      {"languageId", "argus"},
+                      {"version", d.version},
                       {"text", d.text}}}}}});
   }
 
@@ -813,7 +855,8 @@ private:
     if (it == pending_.end())
       return;
     it->second.cancelled = true;
-    server_.send({{"jsonrpc", "2.0"}, {"method", "$/cancelRequest"}, {"params", {{"id", wire_ids_[id]}}}});
+    server_.send(
+        {{"jsonrpc", "2.0"}, {"method", "$/cancelRequest"}, {"params", {{"id", wire_ids_[id]}}}});
     ++stats_.cancels;
   }
 
@@ -1052,16 +1095,17 @@ int main(int argc, char **argv) {
     if (status != 0)
       fail("exit status " + std::to_string(status) + " after shutdown and exit");
   } catch (const std::exception &error) {
-    std::cerr << "FAILED (seed " << seed << "): " << error.what() << "\n--- server stderr (tail) ---\n"
+    std::cerr << "FAILED (seed " << seed << "): " << error.what()
+              << "\n--- server stderr (tail) ---\n"
               << server.log_tail() << std::endl;
     return 1;
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::cout << "ok in " << seconds << " s: " << stats.edits << " didChange (" << stats.changes
             << " changes, " << stats.resets << " resets), " << stats.reopens << " reopens, "
-            << stats.publishes << " publishes, " << stats.cancels << " cancels ("
-            << stats.cancelled << " answered -32800), " << stats.content_modified
-            << " -32801, " << stats.bad << " bad requests\nrequests:";
+            << stats.publishes << " publishes, " << stats.cancels << " cancels (" << stats.cancelled
+            << " answered -32800), " << stats.content_modified << " -32801, " << stats.bad
+            << " bad requests\nrequests:";
   for (const auto &[method, count] : stats.requests)
     std::cout << ' ' << method << '=' << count;
   std::cout << std::endl;
