@@ -25,16 +25,24 @@ uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
 
 // The kernel's text, every @device function and every module constant: what
 // its result can depend on. Editing another kernel leaves the key unchanged.
+// Where each of them starts is part of the key too: a report holds absolute
+// positions (ranges, program points, fix edits), so a kernel an edit moved to
+// other lines must not reuse the report of its old place.
 uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
                     const CheckerOptions &options) {
-  uint64_t h = fnv1a(file.source->text_in(kernel.function->range));
+  const auto text_at = [&](const Range &range) {
+    return std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ":" +
+           std::string(file.source->text_in(range));
+  };
+  uint64_t h = fnv1a(text_at(kernel.function->range));
   for (const auto &decorator : kernel.function->decorators)
-    h = fnv1a(file.source->text_in(decorator.range), h);
+    h = fnv1a(text_at(decorator.range), h);
   for (const auto &fn : file.sema->functions)
     if (fn.role == sema::FunctionRole::Device)
-      h = fnv1a(file.source->text_in(fn.function->range), h);
+      h = fnv1a(text_at(fn.function->range), h);
   for (const auto &c : file.module.constants)
-    h = fnv1a(file.source->text_in(c.range), h);
+    h = fnv1a(text_at(c.range), h);
+  h = fnv1a(std::to_string(options.fixes), h);
   h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
                 std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +
                 std::to_string(options.max_steps) + "/" + std::to_string(options.max_block_cells) +

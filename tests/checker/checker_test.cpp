@@ -131,8 +131,8 @@ TEST(CacheTest, AnUnchangedKernelIsNotReCheckedAndAnEditedOneIs) {
   EXPECT_FALSE(first[0].from_cache);
   EXPECT_FALSE(first[1].from_cache);
   EXPECT_EQ(cache.size(), 2u);
-  // Editing `second` (and moving `first` down a line) re-checks `second` only.
-  std::string edited = std::string("# a comment\n") + kTwoKernels;
+  // Editing `second` in place re-checks `second` only.
+  std::string edited = kTwoKernels;
   edited.replace(edited.find("2.0"), 3, "3.0");
   const CheckedFile b = front_end("two.argus", edited);
   auto second = check::check_kernels(b, options, &cache);
@@ -141,6 +141,27 @@ TEST(CacheTest, AnUnchangedKernelIsNotReCheckedAndAnEditedOneIs) {
   EXPECT_FALSE(second[1].from_cache);
   // A cached report still points at the right place: first's text did not change.
   EXPECT_EQ(second[0].instances, first[0].instances);
+}
+
+// A report holds absolute positions: a kernel that moved (a line added
+// above it, its text unchanged) is checked again and reports at its new place.
+TEST(CacheTest, AMovedKernelReportsAtItsNewPlace) {
+  check::CheckCache cache;
+  FrontendOptions options;
+  options.cache = &cache;
+  const CheckedFile before = check_source("racy.argus", kRace, options);
+  ASSERT_EQ(before.diagnostics.size(), 1u);
+  const CheckedFile after =
+      check_source("racy.argus", std::string("# a comment\n") + kRace, options);
+  ASSERT_EQ(after.diagnostics.size(), 1u);
+  EXPECT_EQ(after.diagnostics[0].range.begin.line, before.diagnostics[0].range.begin.line + 1);
+  EXPECT_EQ(after.diagnostics[0].data["program_point"]["line"],
+            before.diagnostics[0].data["program_point"]["line"].get<int>() + 1);
+  // The same text again is a cache hit with the same answer.
+  const CheckedFile again =
+      check_source("racy.argus", std::string("# a comment\n") + kRace, options);
+  ASSERT_EQ(again.diagnostics.size(), 1u);
+  EXPECT_EQ(again.diagnostics[0].range, after.diagnostics[0].range);
 }
 
 TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
