@@ -108,7 +108,11 @@ int Server::run() {
   }
   if (input_ended) {
     log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
-    drain(); // answer what waits for work already started
+    // Checks are bounded: finish them and answer what waits for them. A
+    // command may run for minutes (a benchmark) for a client that is gone.
+    for (auto &[id, cancelled] : running_commands_)
+      cancelled->store(true);
+    drain();
   }
   reader.join();
   return shutdown_ && (exited_ || input_ended) ? 0 : 1;
