@@ -177,6 +177,14 @@ const Expr *base_name(const Expr &e) {
 
 // The first matrix instruction of the function that takes `symbol` (or an
 // element view of it) as an operand, with that operand's thread–value layout.
+// The intrinsic a dotted name ("nvvm.mma_m16n8k16_bf16") names, or null.
+const sema::BuiltinSpec *intrinsic_named(const std::string &dotted) {
+  const size_t dot = dotted.find('.');
+  return dot == std::string::npos
+             ? nullptr
+             : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
+}
+
 std::string fragment_layout(const CheckedFile &file, const ast::Function &f,
                             const sema::Symbol &symbol) {
   std::string md;
@@ -184,11 +192,7 @@ std::string fragment_layout(const CheckedFile &file, const ast::Function &f,
     if (!md.empty() || e.kind != ExprKind::Call || e.callee().kind != ExprKind::Attribute)
       return;
     const std::string dotted = e.callee().dotted_name();
-    const size_t dot = dotted.find('.');
-    const sema::BuiltinSpec *spec =
-        dot == std::string::npos
-            ? nullptr
-            : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
+    const sema::BuiltinSpec *spec = intrinsic_named(dotted);
     if (!spec)
       return;
     for (size_t i = 0; i < e.arg_count() && i < spec->params.size(); ++i) {
@@ -271,11 +275,7 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
   hover.range = name->range;
   const std::string dotted = name->dotted_name();
   if (name->kind == ExprKind::Attribute) {
-    const size_t dot = dotted.find('.');
-    const sema::BuiltinSpec *spec =
-        dot == std::string::npos
-            ? nullptr
-            : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
+    const sema::BuiltinSpec *spec = intrinsic_named(dotted);
     if (!spec)
       return std::nullopt;
     hover.markdown = "**intrinsic** `" + dotted + "`\n\n" + query::builtin_documentation(*spec) +
