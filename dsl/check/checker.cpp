@@ -8,8 +8,10 @@
 #include "machine.h"
 #include "symbolic.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
+#include <string_view>
 
 namespace argus::check {
 
@@ -23,25 +25,73 @@ uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-// The kernel's text, every @device function and every module constant: what
-// its result can depend on. Editing another kernel leaves the key unchanged.
-// Where each of them starts is part of the key too: a report holds absolute
-// positions (ranges, program points, fix edits), so a kernel an edit moved to
-// other lines must not reuse the report of its old place.
+bool is_docstring(TSNode statement) {
+  // The first statement of a function body that is a lone string: the AST
+  // leaves it out, so the checker never sees it.
+  if (std::string_view(ts_node_type(statement)) != "expression_statement" ||
+      ts_node_named_child_count(statement) != 1 ||
+      std::string_view(ts_node_type(ts_node_named_child(statement, 0))) != "string")
+    return false;
+  const TSNode block = ts_node_parent(statement);
+  return !ts_node_is_null(block) && std::string_view(ts_node_type(block)) == "block" &&
+         ts_node_eq(ts_node_named_child(block, 0), statement) &&
+         std::string_view(ts_node_type(ts_node_parent(block))) == "function_definition";
+}
+
+// Hashes the tokens of bytes [begin, end) with their positions, leaving out
+// comments and docstrings: a report holds absolute positions (ranges,
+// program points, fix edits), so any token that moved changes the key, while
+// typing in a comment or a docstring (or trailing spaces) does not.
+uint64_t hash_tokens(const CheckedFile &file, Range range, uint64_t h) {
+  const uint32_t begin = static_cast<uint32_t>(file.source->offset(range.begin));
+  const uint32_t end = static_cast<uint32_t>(file.source->offset(range.end));
+  const std::string &text = file.source->text();
+  TSTreeCursor cursor = ts_tree_cursor_new(file.tree->root());
+  for (bool more = true; more;) {
+    const TSNode node = ts_tree_cursor_current_node(&cursor);
+    const bool outside = ts_node_end_byte(node) <= begin || ts_node_start_byte(node) >= end;
+    const bool skipped =
+        outside || std::string_view(ts_node_type(node)) == "comment" || is_docstring(node);
+    if (!skipped && ts_tree_cursor_goto_first_child(&cursor))
+      continue;
+    if (!skipped) {
+      const TSPoint at = ts_node_start_point(node);
+      const uint32_t from = std::max(ts_node_start_byte(node), begin);
+      const uint32_t to = std::min(ts_node_end_byte(node), end);
+      h = fnv1a(std::to_string(at.row) + ":" + std::to_string(at.column) + ":", h);
+      h = fnv1a(std::string_view(text).substr(from, to - from), h);
+    }
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        more = false;
+        break;
+      }
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
+  return h;
+}
+
+// The kernel, its decorators, every @device function and every module
+// constant, as tokens with their positions (hash_tokens): what its result can
+// depend on. Editing another kernel, or a comment, leaves the key unchanged.
 uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
                     const CheckerOptions &options) {
-  const auto text_at = [&](const Range &range) {
-    return std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ":" +
-           std::string(file.source->text_in(range));
+  const auto add = [&](const Range &range, uint64_t h) {
+    if (file.tree && *file.tree)
+      return hash_tokens(file, range, fnv1a("|", h));
+    return fnv1a(std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ":" +
+                     std::string(file.source->text_in(range)),
+                 h);
   };
-  uint64_t h = fnv1a(text_at(kernel.function->range));
+  uint64_t h = add(kernel.function->range, fnv1a("kernel"));
   for (const auto &decorator : kernel.function->decorators)
-    h = fnv1a(text_at(decorator.range), h);
+    h = add(decorator.range, h);
   for (const auto &fn : file.sema->functions)
     if (fn.role == sema::FunctionRole::Device)
-      h = fnv1a(text_at(fn.function->range), h);
+      h = add(fn.function->range, h);
   for (const auto &c : file.module.constants)
-    h = fnv1a(text_at(c.range), h);
+    h = add(c.range, h);
   h = fnv1a(std::to_string(options.fixes), h);
   h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
                 std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +

@@ -164,6 +164,37 @@ TEST(CacheTest, AMovedKernelReportsAtItsNewPlace) {
   EXPECT_EQ(again.diagnostics[0].range, after.diagnostics[0].range);
 }
 
+// Typing in a comment or the docstring of a kernel, or adding trailing
+// spaces, moves no token: the report is reused. A space before a token
+// moves it: the kernel is checked again.
+TEST(CacheTest, CommentsDocstringsAndTrailingSpacesKeepTheReport) {
+  check::CheckCache cache;
+  check::CheckerOptions options;
+  const std::string text = "@kernel(grid=1, block=32)\n"
+                           "def k(X: Tensor((32,), f32)):\n"
+                           "    \"\"\"Writes ones.\"\"\"\n"
+                           "    X[thread_id()] = 1.0  # one per thread\n";
+  const auto first = check::check_kernels(front_end("k.argus", text), options, &cache);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_FALSE(first[0].from_cache);
+  for (const auto &[find, replacement] :
+       std::vector<std::pair<std::string, std::string>>{{"# one per thread", "# one per lane!"},
+                                                        {"Writes ones.", "Writes ones, twice."},
+                                                        {"1.0  #", "1.0     #"},
+                                                        {"f32)):\n", "f32)):   \n"}}) {
+    std::string edited = text;
+    edited.replace(edited.find(find), find.size(), replacement);
+    const auto reports = check::check_kernels(front_end("k.argus", edited), options, &cache);
+    ASSERT_EQ(reports.size(), 1u) << replacement;
+    EXPECT_TRUE(reports[0].from_cache) << replacement;
+  }
+  std::string moved = text;
+  moved.replace(moved.find("X[thread_id()]"), 2, "X[ ");
+  const auto again = check::check_kernels(front_end("k.argus", moved), options, &cache);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_FALSE(again[0].from_cache);
+}
+
 TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
   check::CheckCache cache;
   const CheckedFile a = front_end("two.argus", kTwoKernels);
