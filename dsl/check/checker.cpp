@@ -49,6 +49,23 @@ uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
   return h;
 }
 
+// `key` extended by where the kernel, the @device functions and the
+// constants start: reports that point into the file (violations, loops cut
+// at the bound) are reused only where nothing they point at has moved.
+uint64_t placed_key(uint64_t key, const CheckedFile &file, const sema::FunctionInfo &kernel) {
+  std::string lines = std::to_string(kernel.function->range.begin.line);
+  for (const auto &fn : file.sema->functions)
+    if (fn.role == sema::FunctionRole::Device)
+      lines += "/" + std::to_string(fn.function->range.begin.line);
+  for (const auto &c : file.module.constants)
+    lines += "/" + std::to_string(c.range.begin.line);
+  return fnv1a("@" + lines, key);
+}
+
+bool points_into_file(const KernelReport &report) {
+  return !report.violations.empty() || !report.bounded_loops.empty();
+}
+
 } // namespace
 
 std::optional<KernelReport> CheckCache::find(uint64_t key) const {
@@ -190,19 +207,27 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
   for (const sema::FunctionInfo &kernel : file.sema->functions) {
     if (kernel.role != sema::FunctionRole::Kernel || !kernel.function)
       continue;
+    // A report without positions is stored under the text's key, so it is
+    // reused when lines are inserted above; one with positions only where
+    // its kernel, device functions and constants still start on the same lines.
     const uint64_t key = kernel_key(file, kernel, options);
-    if (cache)
-      if (auto hit = cache->find(key)) {
+    const uint64_t placed = placed_key(key, file, kernel);
+    if (cache) {
+      auto hit = cache->find(key);
+      if (!hit)
+        hit = cache->find(placed);
+      if (hit) {
         hit->from_cache = true;
         reports.push_back(std::move(*hit));
         continue;
       }
+    }
     KernelReport report = detail::execute(file, kernel, options);
     if (options.symbolic)
       detail::prove_symbolically(file, kernel, options, report);
     detail::attach_fixes(file, kernel, options, report);
     if (cache)
-      cache->store(key, report);
+      cache->store(points_into_file(report) ? placed : key, report);
     reports.push_back(std::move(report));
   }
   return reports;

@@ -154,6 +154,37 @@ TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
   EXPECT_EQ(cache.size(), 4u);
 }
 
+// Lines inserted above a kernel with a violation: the diagnostic and its fix
+// follow the kernel (a cached report with the old positions would put the
+// barrier on the wrong line); a clean kernel that moves is still reused.
+TEST(CacheTest, AMovedKernelsViolationsPointAtItsNewLines) {
+  check::CheckCache cache;
+  FrontendOptions options;
+  options.cache = &cache;
+  const CheckedFile before = check_source("racy.argus", kRace, options);
+  ASSERT_EQ(before.diagnostics.size(), 1u);
+  const std::string moved_text = std::string("# one\n# two\n") + kRace;
+  const CheckedFile moved = check_source("racy.argus", moved_text, options);
+  ASSERT_EQ(moved.diagnostics.size(), 1u);
+  EXPECT_EQ(moved.diagnostics[0].range.begin.line, before.diagnostics[0].range.begin.line + 2);
+  auto edits = check::fix_edits(moved.diagnostics[0].data, "argus.fix.insert-barrier");
+  ASSERT_TRUE(edits.has_value());
+  const std::string fixed = check::apply_edits(moved_text, *edits, *moved.source);
+  EXPECT_NE(fixed.find("    s[t] = X[t]\n    syncthreads()\n    Y[t]"), std::string::npos) << fixed;
+  // Unmoved again: the first report is reused as it is.
+  const CheckedFile back = check_source("racy.argus", kRace, options);
+  ASSERT_EQ(back.diagnostics.size(), 1u);
+  EXPECT_EQ(back.diagnostics[0].range, before.diagnostics[0].range);
+
+  check::CheckCache clean_cache;
+  check::CheckerOptions checker;
+  const CheckedFile a = front_end("two.argus", kTwoKernels);
+  check::check_kernels(a, checker, &clean_cache);
+  const CheckedFile b = front_end("two.argus", std::string("\n\n\n") + kTwoKernels);
+  for (const check::KernelReport &report : check::check_kernels(b, checker, &clean_cache))
+    EXPECT_TRUE(report.from_cache) << report.kernel;
+}
+
 // A query Z3 cannot settle (no positive cubes with a^3 + b^3 = c^3, which it
 // cannot prove) becomes W0901 within the time limit, never silence.
 TEST(TimeLimitTest, AnUndecidedAssumptionIsAWarningWithinTheLimit) {
