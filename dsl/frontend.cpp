@@ -51,12 +51,15 @@ bool refuse_unreadable_text(const SourceFile &source, const FrontendOptions &opt
 
 } // namespace
 
-CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options) {
+CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options,
+                         const SyntaxTree *edited_tree) {
   CheckedFile result;
   result.source = std::make_unique<SourceFile>(std::move(path), std::move(text));
   DiagnosticSink sink;
   if (!refuse_unreadable_text(*result.source, options, sink)) {
-    result.tree.emplace(SyntaxTree::parse(result.source->text()));
+    result.tree.emplace(edited_tree && *edited_tree
+                            ? SyntaxTree::reparse(result.source->text(), *edited_tree)
+                            : SyntaxTree::parse(result.source->text()));
     result.module = lower_module(*result.tree, *result.source, sink, options.lower);
     result.sema =
         std::make_unique<sema::SemaResult>(sema::analyze(result.module, sink, options.sema));

@@ -88,6 +88,30 @@ size_t CheckCache::size() const {
 
 namespace detail {
 
+// The report of a kernel the check did not reach before it was cancelled or
+// ran past its deadline.
+KernelReport not_checked(const sema::FunctionInfo &kernel, const CheckerOptions &options) {
+  KernelReport report;
+  report.kernel = kernel.function->name;
+  report.interrupted = true;
+  Violation v;
+  v.kind = "unproven";
+  v.check = "budget";
+  v.range = kernel.function->name_range;
+  v.warning = true;
+  v.message = options.cancelled() ? "the check was cancelled before kernel '" + report.kernel +
+                                        "': it is not checked"
+                                  : "the check ran past its time limit before kernel '" +
+                                        report.kernel + "': it is not checked";
+  v.data = {{"kind", "unproven"},
+            {"check", "budget"},
+            {"kernel", report.kernel},
+            {"thread", nullptr},
+            {"fixes", nlohmann::json::array()}};
+  report.violations.push_back(std::move(v));
+  return report;
+}
+
 // Executes `kernel` at every instance; violations deduplicated by (kind, place).
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
                      const CheckerOptions &options) {
@@ -161,6 +185,7 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
   for (const auto &sizes : instances) {
     Machine machine(file, kernel, options);
     machine.run(sizes);
+    report.interrupted = report.interrupted || machine.interrupted();
     report.instances.push_back(sizes);
     report.blocks_run += machine.blocks_run();
     for (const auto &[range, name] : machine.bounded_loops()) {
@@ -193,6 +218,8 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       if (seen.insert(key).second)
         report.violations.push_back(std::move(v));
     }
+    if (report.interrupted)
+      break;
   }
   return report;
 }
@@ -222,11 +249,18 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
         continue;
       }
     }
+    if (options.cancelled() || options.past_deadline()) {
+      reports.push_back(detail::not_checked(kernel, options));
+      continue;
+    }
     KernelReport report = detail::execute(file, kernel, options);
-    if (options.symbolic)
+    if (!report.interrupted && options.symbolic)
       detail::prove_symbolically(file, kernel, options, report);
-    detail::attach_fixes(file, kernel, options, report);
-    if (cache)
+    if (!report.interrupted)
+      detail::attach_fixes(file, kernel, options, report);
+    if (options.cancelled() || options.past_deadline())
+      report.interrupted = true; // a proof or a fix may have been cut short
+    if (cache && !report.interrupted)
       cache->store(points_into_file(report) ? placed : key, report);
     reports.push_back(std::move(report));
   }

@@ -68,6 +68,14 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
 void Machine::exec(const Stmt &s, Mask &m) {
   if (stopped_)
     return;
+  // Polled now and then: a clock read per statement would cost more than the statement.
+  if ((steps_ & 1023) == 0 && (options_.cancelled() || options_.past_deadline())) {
+    interrupted_ = true;
+    stop(options_.cancelled() ? "the check was cancelled: what follows is not checked"
+                              : "the check ran past its time limit: what follows is not checked",
+         s.range);
+    return;
+  }
   if (++steps_ > options_.max_steps) {
     stop("the checker stopped after " + std::to_string(options_.max_steps) +
              " statements at these sizes: what follows is not checked",

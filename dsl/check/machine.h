@@ -209,6 +209,7 @@ public:
   // while loop) and its name.
   const std::vector<std::pair<Range, std::string>> &bounded_loops() const { return bounded_loops_; }
   int64_t blocks_run() const { return blocks_run_; }
+  bool interrupted() const { return interrupted_; }
 
   // --- shared by the parts (public for the parts' free functions) ---
   const CheckedFile &file_;
@@ -238,7 +239,8 @@ public:
   int64_t epoch_ = 0;
   int64_t steps_ = 0;
   int64_t block_cells_ = 0;
-  bool stopped_ = false; // a budget ran out: nothing more is executed
+  bool stopped_ = false;     // a budget ran out: nothing more is executed
+  bool interrupted_ = false; // stopped by cancellation or the deadline
   void stop(const std::string &why, const Range &at);
   int32_t current_site_ = -1; // the access being executed (reader site)
   int64_t blocks_run_ = 0;

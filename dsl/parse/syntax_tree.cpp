@@ -39,6 +39,10 @@ SyntaxTree SyntaxTree::reparse(std::string_view text, const SyntaxTree &old) {
   return SyntaxTree(parse_text(text, old.tree_.get()));
 }
 
+SyntaxTree SyntaxTree::copy() const {
+  return SyntaxTree(tree_ ? ts_tree_copy(tree_.get()) : nullptr);
+}
+
 void SyntaxTree::edit(const TSInputEdit &edit) { ts_tree_edit(tree_.get(), &edit); }
 
 TSNode SyntaxTree::root() const { return ts_tree_root_node(tree_.get()); }

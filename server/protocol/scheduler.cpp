@@ -1,10 +1,49 @@
 #include "argus/server/scheduler.h"
 
+#include <algorithm>
+
 namespace argus::server {
 
-void Scheduler::check(DocumentSnapshot snapshot, const Callback &done) {
-  CheckedFile checked = check_source(snapshot.path, snapshot.text, options_);
-  done(snapshot, checked);
+Scheduler::Scheduler(FrontendOptions options, size_t threads)
+    : options_(std::move(options)), pool_(threads) {
+  options_.invariants = false; // the checker runs as its own job (check())
+  options_.cache = nullptr;
+}
+
+void Scheduler::front_end(DocumentSnapshot snapshot, FrontEndDone done) {
+  pool_.post([options = options_, snapshot = std::move(snapshot), done = std::move(done)] {
+    if (snapshot.latest_version && snapshot.latest_version->load() != snapshot.version) {
+      done(nullptr);
+      return;
+    }
+    auto file = std::make_shared<CheckedFile>(
+        check_source(snapshot.path, snapshot.text, options, snapshot.edited_tree.get()));
+    done(std::move(file));
+  });
+}
+
+void Scheduler::check(std::shared_ptr<const CheckedFile> file,
+                      std::shared_ptr<const std::atomic<bool>> cancel, CheckDone done) {
+  check::CheckerOptions options = options_.checker;
+  options.deadline = std::chrono::steady_clock::now() + check_time_limit_;
+  pool_.post([this, options, file = std::move(file), cancel = std::move(cancel),
+              done = std::move(done)]() mutable {
+    options.cancel = cancel.get();
+    FullCheck result;
+    result.diagnostics = file->diagnostics;
+    if (!options.cancelled() && file->sema && !file->has_errors()) {
+      const std::vector<check::KernelReport> reports =
+          check::check_kernels(*file, options, &cache_);
+      result.interrupted = std::any_of(reports.begin(), reports.end(),
+                                       [](const check::KernelReport &r) { return r.interrupted; });
+      for (Diagnostic &d : check::to_diagnostics(reports))
+        result.diagnostics.push_back(std::move(d));
+      sort_diagnostics(result.diagnostics);
+    }
+    result.interrupted = result.interrupted || options.cancelled();
+    result.file = std::move(file);
+    done(std::move(result));
+  });
 }
 
 } // namespace argus::server

@@ -3,8 +3,12 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
 #include "argus/server/lsp_diagnostic.h"
+#include "argus/server/navigation.h"
+#include "argus/server/semantic_tokens.h"
 
+#include <algorithm>
 #include <exception>
+#include <thread>
 #include <utility>
 
 namespace argus::server {
@@ -34,10 +38,6 @@ int hex_value(char c) {
   return -1;
 }
 
-// Whether a request needs document state and so waits in the queue (where
-// $/cancelRequest can still reach it) rather than being answered at once.
-bool is_queued(const std::string &method) { return method != "initialize" && method != "shutdown"; }
-
 } // namespace
 
 std::string uri_to_path(const std::string &uri) {
@@ -59,28 +59,79 @@ std::string uri_to_path(const std::string &uri) {
 
 Server::Server(Transport &transport, Logger &log, ServerOptions options)
     : transport_(transport), log_(log), options_(std::move(options)),
-      scheduler_(options_.frontend) {}
+      scheduler_(options_.frontend, std::max<size_t>(1, options_.check_threads)) {}
 
-int Server::run() {
-  while (!exited_) {
-    if (!pending_.empty() && !transport_.input_buffered()) {
-      run_pending();
-      continue;
-    }
+Server::~Server() {
+  // Running checks stop at their next poll; the scheduler joins its workers.
+  for (auto &[uri, state] : states_)
+    if (state.cancel)
+      state.cancel->store(true);
+}
+
+// The reader thread: client messages into the loop's inbox. It stops after
+// `exit` (nothing may follow it) or at the end of the input, so run() can
+// join it without closing stdin.
+void Server::read_loop() {
+  for (;;) {
     ReadResult next = transport_.read();
     if (next.kind == ReadResult::Kind::End) {
-      run_pending();
-      log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
-      return shutdown_ ? 0 : 1;
+      events_.push(Event{Event::Kind::End, {}, {}, {}});
+      return;
     }
     if (next.kind == ReadResult::Kind::ParseError) {
-      reply_error(nullptr, error_code::kParseError, next.error);
+      events_.push(Event{Event::Kind::ParseError, {}, next.error, {}});
       continue;
     }
-    handle(next.message);
+    const bool is_exit = next.message.is_object() && !next.message.contains("id") &&
+                         next.message.value("method", json()) == "exit";
+    events_.push(Event{Event::Kind::Message, std::move(next.message), {}, {}});
+    if (is_exit)
+      return;
   }
-  run_pending();
-  return shutdown_ ? 0 : 1;
+}
+
+void Server::post_task(std::function<void()> task) {
+  events_.push(Event{Event::Kind::Task, {}, {}, std::move(task)});
+}
+
+int Server::run() {
+  std::thread reader([this] { read_loop(); });
+  bool input_ended = false;
+  while (!exited_ && !input_ended) {
+    Event event = events_.pop();
+    input_ended = event.kind == Event::Kind::End;
+    process(std::move(event));
+  }
+  if (input_ended) {
+    log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
+    drain(); // answer what waits for work already started
+  }
+  reader.join();
+  return shutdown_ && (exited_ || input_ended) ? 0 : 1;
+}
+
+void Server::process(Event event) {
+  switch (event.kind) {
+  case Event::Kind::Message:
+    handle(event.message);
+    break;
+  case Event::Kind::ParseError:
+    reply_error(nullptr, error_code::kParseError, event.error);
+    break;
+  case Event::Kind::Task:
+    event.task();
+    break;
+  case Event::Kind::End:
+    break;
+  }
+}
+
+void Server::drain() {
+  while (in_flight_ > 0) {
+    Event event = events_.pop();
+    if (event.kind == Event::Kind::Task)
+      event.task();
+  }
 }
 
 void Server::handle(const json &message) {
@@ -120,36 +171,71 @@ void Server::handle(const json &message) {
         cancel(params["id"]);
       return;
     }
-    run_pending(); // notifications change state: earlier requests see the old one
     handle_notification(name, params);
     return;
   }
-  if (is_queued(name) && initialized_ && !shutdown_) {
-    pending_.push_back(message);
-    return;
-  }
-  run_pending();
   dispatch_request(message);
 }
 
-void Server::run_pending() {
-  while (!pending_.empty()) {
-    const json request = std::move(pending_.front());
-    pending_.pop_front();
-    dispatch_request(request);
-  }
+void Server::cancel(const json &id) {
+  auto take = [&](std::vector<json> &waiting) {
+    for (auto it = waiting.begin(); it != waiting.end(); ++it)
+      if ((*it)["id"] == id) {
+        waiting.erase(it);
+        reply_error(id, error_code::kRequestCancelled, "request cancelled");
+        return true;
+      }
+    return false;
+  };
+  if (take(workspace_waiting_))
+    return;
+  for (auto &[uri, state] : states_)
+    if (take(state.waiting))
+      return;
+  log_.debug("$/cancelRequest for a request that is not waiting: " + id.dump());
 }
 
-void Server::cancel(const json &id) {
-  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    if ((*it)["id"] == id) {
-      const json cancelled = (*it)["id"];
-      pending_.erase(it);
-      reply_error(cancelled, error_code::kRequestCancelled, "request cancelled");
-      return;
-    }
+namespace {
+
+// Requests answered from the invariant check of the current text.
+bool needs_full_check(const std::string &method) {
+  return method == "textDocument/diagnostic" || method == "textDocument/codeAction";
+}
+
+// The other document requests (hover, tokens, navigation, completion, ...)
+// are answered from the front end of the current text: at once, while the
+// checker runs.
+bool needs_front_end(const std::string &method) {
+  return method.starts_with("textDocument/") && !needs_full_check(method);
+}
+
+} // namespace
+
+bool Server::ready_or_park(const std::string &method, const json &request) {
+  const bool front = needs_front_end(method), full = needs_full_check(method);
+  if (method == "workspace/diagnostic") {
+    if (all_checked())
+      return true;
+    workspace_waiting_.push_back(request);
+    return false;
   }
-  log_.debug("$/cancelRequest for a request that is not pending: " + id.dump());
+  if (!front && !full)
+    return true;
+  const json params = request.value("params", json::object());
+  if (!params.is_object() || !params.contains("textDocument") ||
+      !params["textDocument"].is_object() || !params["textDocument"].contains("uri") ||
+      !params["textDocument"]["uri"].is_string())
+    return true; // the handler answers -32602
+  const std::string uri = params["textDocument"]["uri"].get<std::string>();
+  const Document *document = documents_.find(uri);
+  if (document == nullptr)
+    return true; // the handler answers -32602
+  DocumentState &state = states_[uri];
+  const bool ready =
+      full ? state.full_version == document->version : state.front_version == document->version;
+  if (!ready)
+    state.waiting.push_back(request);
+  return ready;
 }
 
 void Server::dispatch_request(const json &request) {
@@ -167,6 +253,8 @@ void Server::dispatch_request(const json &request) {
     return;
   }
   try {
+    if (!ready_or_park(method, request))
+      return;
     if (method == "initialize") {
       if (initialized_) {
         reply_error(id, error_code::kInvalidRequest, "initialize was already called");
@@ -178,12 +266,31 @@ void Server::dispatch_request(const json &request) {
       reply(id, nullptr);
     } else if (method == "textDocument/diagnostic") {
       reply(id, pull_diagnostics(params));
+    } else if (method == "workspace/diagnostic") {
+      reply(id, workspace_diagnostics());
     } else if (method == "textDocument/codeAction") {
       reply(id, code_actions(params));
     } else if (method == "textDocument/hover") {
       reply(id, hover(params));
     } else if (method == "textDocument/documentSymbol") {
       reply(id, document_symbols(params));
+    } else if (method == "textDocument/semanticTokens/full") {
+      reply(id, semantic_tokens_full_result(*current_check(text_document_uri(params)), params,
+                                            encoding_, semantic_tokens_));
+    } else if (method == "textDocument/semanticTokens/full/delta") {
+      reply(id, semantic_tokens_delta_result(*current_check(text_document_uri(params)), params,
+                                             encoding_, semantic_tokens_));
+    } else if (method == "textDocument/definition") {
+      reply(id, definition_result(*current_check(text_document_uri(params)), params, encoding_));
+    } else if (method == "textDocument/references") {
+      reply(id, references_result(*current_check(text_document_uri(params)), params, encoding_));
+    } else if (method == "textDocument/prepareRename" || method == "textDocument/rename") {
+      const CheckedFile &file = *current_check(text_document_uri(params));
+      const NavigationAnswer answer = method == "textDocument/rename"
+                                          ? rename_result(file, params, encoding_)
+                                          : prepare_rename_result(file, params, encoding_);
+      answer.error_code ? reply_error(id, answer.error_code, answer.error_message)
+                        : reply(id, answer.result);
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
@@ -215,15 +322,21 @@ void Server::handle_notification(const std::string &method, const json &params) 
       did_change(params);
     } else if (method == "textDocument/didClose") {
       did_close(params);
+    } else if (method == "textDocument/didSave") {
+      did_save(params);
     } else if (method == "workspace/didChangeConfiguration") {
       const json settings = params.value("settings", json::object());
       for (const std::string &problem : configure(settings.value("argus", settings)))
         log_.error("didChangeConfiguration: " + problem);
-      // Diagnostics depend on the options: check and publish every open document again.
-      last_checks_.clear();
-      for (const std::string &uri : documents_.uris())
-        if (const Document *d = documents_.find(uri))
-          publish(*d);
+      // Diagnostics depend on the options: check every open document again
+      // (same versions: waiting requests keep waiting for the new results).
+      for (auto &[uri, state] : states_) {
+        state.full.reset();
+        state.full_version = -1;
+        if (state.cancel)
+          state.cancel->store(true);
+        start_check(uri);
+      }
     } else {
       log_.debug("ignoring notification " + method);
     }
@@ -256,82 +369,262 @@ json Server::initialize(const json &params) {
   return json{
       {"capabilities",
        {{"positionEncoding", encoding},
-        {"textDocumentSync", {{"openClose", true}, {"change", 2}}},
-        {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
+        {"textDocumentSync",
+         {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+        {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", true}}},
         {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
         {"hoverProvider", true},
-        {"documentSymbolProvider", true}}},
+        {"documentSymbolProvider", true},
+        {"semanticTokensProvider",
+         {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", false}}},
+        {"definitionProvider", true},
+        {"referencesProvider", true},
+        {"renameProvider", {{"prepareProvider", true}}}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
 
 void Server::did_open(const json &params) {
   const json &item = params.at("textDocument");
-  Document &document =
-      documents_.open(item.at("uri").get<std::string>(), item.at("text").get<std::string>(),
-                      item.value("version", int64_t{0}));
-  publish(document);
+  const std::string uri = item.at("uri").get<std::string>();
+  documents_.open(uri, item.at("text").get<std::string>(), item.value("version", int64_t{0}));
+  DocumentState &state = states_[uri];
+  state.edited_tree.reset(); // a reopened document starts from scratch
+  version_changed(uri);
 }
+
+namespace {
+
+// The tree-sitter point (row, byte column) of a byte offset.
+TSPoint point_at(std::string_view text, size_t offset) {
+  TSPoint point{0, 0};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++point.row;
+      point.column = 0;
+    } else {
+      ++point.column;
+    }
+  }
+  return point;
+}
+
+TSPoint point_after(TSPoint point, std::string_view inserted) {
+  for (char c : inserted) {
+    if (c == '\n') {
+      ++point.row;
+      point.column = 0;
+    } else {
+      ++point.column;
+    }
+  }
+  return point;
+}
+
+} // namespace
 
 void Server::did_change(const json &params) {
   const json &item = params.at("textDocument");
-  Document *document = documents_.find(item.at("uri").get<std::string>());
+  const std::string uri = item.at("uri").get<std::string>();
+  Document *document = documents_.find(uri);
   if (document == nullptr) {
     log_.error("didChange for a document that is not open: " + item.at("uri").dump());
     return;
   }
-  // Validate every change before applying any, so a bad one leaves the text intact.
+  DocumentState &state = states_[uri];
+  // Validate every change before applying any, so a bad one leaves the text
+  // (and the tree) intact. The tree is told about each edit in byte terms.
   const json &changes = params.at("contentChanges");
   std::string text = document->text;
+  std::vector<TSInputEdit> tree_edits;
+  bool full_text = false;
   for (const json &change : changes) {
     const std::string &replacement = change.at("text").get_ref<const std::string &>();
     if (change.contains("range")) {
       const json &range = change["range"];
-      apply_edit(text, LspRange{parse_position(range.at("start")), parse_position(range.at("end"))},
-                 replacement, encoding_);
+      const LspRange lsp{parse_position(range.at("start")), parse_position(range.at("end"))};
+      const size_t start = offset_of(text, lsp.start, encoding_);
+      const size_t end = std::max(start, offset_of(text, lsp.end, encoding_));
+      const TSPoint start_point = point_at(text, start);
+      tree_edits.push_back(TSInputEdit{static_cast<uint32_t>(start), static_cast<uint32_t>(end),
+                                       static_cast<uint32_t>(start + replacement.size()),
+                                       start_point, point_at(text, end),
+                                       point_after(start_point, replacement)});
+      text.replace(start, end - start, replacement);
     } else {
       text = replacement;
+      full_text = true;
+      tree_edits.clear();
     }
   }
   const int64_t version = item.value("version", document->version + 1);
   if (version <= document->version)
     log_.info("didChange version " + std::to_string(version) + " is not newer than " +
               std::to_string(document->version));
+  if (full_text)
+    state.edited_tree.reset();
+  if (state.edited_tree) {
+    // Edit a copy: the old tree may still be read by a job or a handler.
+    auto edited = std::make_shared<SyntaxTree>(state.edited_tree->copy());
+    for (const TSInputEdit &edit : tree_edits)
+      edited->edit(edit);
+    state.edited_tree = std::move(edited);
+  }
   document->text = std::move(text);
   document->version = version;
-  publish(*document);
+  version_changed(uri);
+}
+
+void Server::did_save(const json &params) {
+  // Diagnostics follow every change already; a save with text is a change
+  // only when the text differs (includeText is not asked for).
+  const json &item = params.at("textDocument");
+  const std::string uri = item.at("uri").get<std::string>();
+  Document *document = documents_.find(uri);
+  if (document == nullptr || !params.contains("text"))
+    return;
+  const std::string &text = params["text"].get_ref<const std::string &>();
+  if (text == document->text)
+    return;
+  document->text = text;
+  states_[uri].edited_tree.reset();
+  version_changed(uri);
 }
 
 void Server::did_close(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   if (!documents_.close(uri))
     return;
-  last_checks_.erase(uri);
+  if (auto it = states_.find(uri); it != states_.end()) {
+    for (const json &request : it->second.waiting)
+      reply_error(request["id"], error_code::kContentModified, "the document was closed");
+    if (it->second.cancel)
+      it->second.cancel->store(true);
+    states_.erase(it);
+  }
+  semantic_tokens_.forget(uri);
   transport_.write(json{{"jsonrpc", "2.0"},
                         {"method", "textDocument/publishDiagnostics"},
                         {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+  answer_workspace_waiting();
 }
 
-json Server::diagnostics_of(const Document &document) {
+// A new version: what waited for the old one is stale (-32801), a running
+// check of it stops, and the new text goes to the front end at once.
+void Server::version_changed(const std::string &uri) {
+  const Document *document = documents_.find(uri);
+  DocumentState &state = states_[uri];
+  state.latest->store(document->version);
+  for (const json &request : state.waiting)
+    reply_error(request["id"], error_code::kContentModified,
+                "the document changed (now version " + std::to_string(document->version) + ")");
+  state.waiting.clear();
+  if (state.cancel)
+    state.cancel->store(true);
+  start_front_end(uri);
+}
+
+void Server::start_front_end(const std::string &uri) {
+  const Document *document = documents_.find(uri);
+  DocumentState &state = states_[uri];
+  DocumentSnapshot snapshot{
+      uri, uri_to_path(uri), document->text, document->version, state.edited_tree, state.latest};
+  ++in_flight_;
+  const int64_t version = document->version;
+  scheduler_.front_end(std::move(snapshot),
+                       [this, uri, version](std::shared_ptr<const CheckedFile> file) {
+                         post_task([this, uri, version, file = std::move(file)]() mutable {
+                           front_end_done(uri, version, std::move(file));
+                         });
+                       });
+}
+
+void Server::front_end_done(const std::string &uri, int64_t version,
+                            std::shared_ptr<const CheckedFile> file) {
+  --in_flight_;
+  const Document *document = documents_.find(uri);
+  auto it = states_.find(uri);
+  if (!file || document == nullptr || it == states_.end() || document->version != version)
+    return; // superseded or closed: a newer job is on its way
+  DocumentState &state = it->second;
+  state.front = std::move(file);
+  state.front_version = version;
+  if (state.front->tree)
+    state.edited_tree = std::make_shared<SyntaxTree>(state.front->tree->copy());
+  answer_waiting(state);
+  start_check(uri);
+}
+
+void Server::start_check(const std::string &uri) {
+  const Document *document = documents_.find(uri);
+  DocumentState &state = states_[uri];
+  if (state.checking || !state.front || state.front_version != document->version ||
+      state.full_version == document->version)
+    return;
+  state.checking = true;
+  state.cancel = std::make_shared<std::atomic<bool>>(false);
+  ++in_flight_;
+  const int64_t version = document->version;
+  scheduler_.check(state.front, state.cancel, [this, uri, version](FullCheck result) {
+    post_task([this, uri, version, result = std::move(result)]() mutable {
+      check_done(uri, version, std::move(result));
+    });
+  });
+}
+
+void Server::check_done(const std::string &uri, int64_t version, FullCheck result) {
+  --in_flight_;
+  const Document *document = documents_.find(uri);
+  auto it = states_.find(uri);
+  if (document == nullptr || it == states_.end())
+    return;
+  DocumentState &state = it->second;
+  state.checking = false;
+  const bool cancelled = state.cancel && state.cancel->load();
+  if (document->version == version && !cancelled) {
+    state.full = std::make_shared<const FullCheck>(std::move(result));
+    state.full_version = version;
+    publish(uri, *state.full, version);
+    answer_waiting(state);
+    answer_workspace_waiting();
+  }
+  start_check(uri); // the current version, when this one was superseded
+}
+
+// Dispatches again the requests whose results are now there (the others keep waiting).
+void Server::answer_waiting(DocumentState &state) {
+  std::vector<json> waiting = std::move(state.waiting);
+  state.waiting.clear();
+  for (const json &request : waiting)
+    dispatch_request(request); // parks it again when still not ready
+}
+
+void Server::answer_workspace_waiting() {
+  if (workspace_waiting_.empty() || !all_checked())
+    return;
+  std::vector<json> waiting = std::move(workspace_waiting_);
+  workspace_waiting_.clear();
+  for (const json &request : waiting)
+    dispatch_request(request);
+}
+
+bool Server::all_checked() const {
+  for (const std::string &uri : documents_.uris()) {
+    auto it = states_.find(uri);
+    const Document *document = const_cast<DocumentStore &>(documents_).find(uri);
+    if (it == states_.end() || it->second.full_version != document->version)
+      return false;
+  }
+  return true;
+}
+
+void Server::publish(const std::string &uri, const FullCheck &check, int64_t version) {
   json items = json::array();
-  const CheckedFile &checked = check_of(document);
-  for (const Diagnostic &diagnostic : checked.diagnostics)
-    items.push_back(lsp_diagnostic(*checked.source, diagnostic, document.uri, encoding_));
-  return items;
-}
-
-// The check of the document's current text: the last one when the text is
-// unchanged, else a new one through the scheduler.
-const CheckedFile &Server::check_of(const Document &document) {
-  auto it = last_checks_.find(document.uri);
-  if (it != last_checks_.end() && it->second->source->text() == document.text)
-    return *it->second;
-  scheduler_.check(
-      DocumentSnapshot{document.uri, uri_to_path(document.uri), document.text, document.version},
-      [&](const DocumentSnapshot &snapshot, CheckedFile &checked) {
-        last_checks_[snapshot.uri] = std::make_shared<const CheckedFile>(std::move(checked));
-      });
-  return *last_checks_.at(document.uri);
+  for (const Diagnostic &diagnostic : check.diagnostics)
+    items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
+  transport_.write(json{{"jsonrpc", "2.0"},
+                        {"method", "textDocument/publishDiagnostics"},
+                        {"params", {{"uri", uri}, {"version", version}, {"diagnostics", items}}}});
 }
 
 namespace {
@@ -371,6 +664,8 @@ std::vector<std::string> Server::configure(const json &settings) {
           [&](int64_t v) { options.query_timeout_ms = static_cast<unsigned>(v); });
   integer("unrollBound", 1, 1 << 20, [&](int64_t v) { options.unroll_bound = v; });
   integer("maxBlocks", 1, 4096, [&](int64_t v) { options.max_blocks = v; });
+  integer("timeLimitMs", 1, 3600000,
+          [&](int64_t v) { scheduler_.set_check_time_limit(std::chrono::milliseconds(v)); });
   for (const char *key : {"lints", "symbolic", "fixes"}) {
     if (!c.contains(key))
       continue;
@@ -385,18 +680,34 @@ std::vector<std::string> Server::configure(const json &settings) {
   }
   for (auto it = c.begin(); it != c.end(); ++it)
     if (it.key() != "queryTimeoutMs" && it.key() != "unrollBound" && it.key() != "maxBlocks" &&
-        it.key() != "lints" && it.key() != "symbolic" && it.key() != "fixes")
+        it.key() != "timeLimitMs" && it.key() != "lints" && it.key() != "symbolic" &&
+        it.key() != "fixes")
       problems.push_back("checker." + it.key() + ": unknown setting");
   scheduler_.set_checker_options(options);
   return problems;
 }
 
-// The check of an open document's current text; -32602 when it is not open.
+// The front end of an open document's current text; -32602 when it is not
+// open. Handlers run only once it is there (ready_or_park).
 const CheckedFile *Server::current_check(const std::string &uri) {
   const Document *document = documents_.find(uri);
   if (document == nullptr)
     throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
-  return &check_of(*document);
+  const DocumentState &state = states_.at(uri);
+  if (!state.front || state.front_version != document->version)
+    throw RequestError{error_code::kContentModified, "the document changed"};
+  return state.front.get();
+}
+
+// The invariant check of an open document's current text (as current_check).
+const FullCheck &Server::current_full(const std::string &uri) {
+  const Document *document = documents_.find(uri);
+  if (document == nullptr)
+    throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
+  const DocumentState &state = states_.at(uri);
+  if (!state.full || state.full_version != document->version)
+    throw RequestError{error_code::kContentModified, "the document changed"};
+  return *state.full;
 }
 
 json Server::document_symbols(const json &params) {
@@ -446,8 +757,8 @@ json Server::code_actions(const json &params) {
   const size_t to = offset_of(document->text, wanted.end, encoding_);
   json actions = json::array();
   // The diagnostics (and their edits) of exactly the current text.
-  const CheckedFile &checked = check_of(*document);
-  const SourceFile &source = *checked.source;
+  const FullCheck &checked = current_full(uri);
+  const SourceFile &source = *checked.file->source;
   for (const Diagnostic &d : checked.diagnostics) {
     const size_t begin = source.offset(d.range.begin), end = source.offset(d.range.end);
     if (end < from || begin > to || !d.data.is_object() || !d.data.contains("fixes"))
@@ -470,21 +781,29 @@ json Server::code_actions(const json &params) {
   return actions;
 }
 
-void Server::publish(const Document &document) {
-  transport_.write(json{{"jsonrpc", "2.0"},
-                        {"method", "textDocument/publishDiagnostics"},
-                        {"params",
-                         {{"uri", document.uri},
-                          {"version", document.version},
-                          {"diagnostics", diagnostics_of(document)}}}});
-}
-
 json Server::pull_diagnostics(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
-  const Document *document = documents_.find(uri);
-  if (document == nullptr)
-    throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
-  return json{{"kind", "full"}, {"items", diagnostics_of(*document)}};
+  const FullCheck &check = current_full(uri);
+  json items = json::array();
+  for (const Diagnostic &diagnostic : check.diagnostics)
+    items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
+  return json{{"kind", "full"}, {"items", std::move(items)}};
+}
+
+// Every open document's report, once all of their checks are done.
+json Server::workspace_diagnostics() {
+  json reports = json::array();
+  for (const std::string &uri : documents_.uris()) {
+    const FullCheck &check = current_full(uri);
+    json items = json::array();
+    for (const Diagnostic &diagnostic : check.diagnostics)
+      items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
+    reports.push_back({{"kind", "full"},
+                       {"uri", uri},
+                       {"version", documents_.find(uri)->version},
+                       {"items", std::move(items)}});
+  }
+  return json{{"items", std::move(reports)}};
 }
 
 void Server::reply(const json &id, json result) {

@@ -15,6 +15,7 @@ std::optional<LogLevel> parse_log_level(std::string_view name) {
 void Logger::write(LogLevel level, std::string_view tag, std::string_view message) {
   if (!enabled(level))
     return;
+  std::lock_guard<std::mutex> lock(mutex_);
   *out_ << tag << " argus-lsp: " << message << '\n';
   out_->flush();
 }

@@ -60,8 +60,6 @@ bool Transport::read_line(std::string &line) {
   return true;
 }
 
-bool Transport::input_buffered() { return in_.rdbuf()->in_avail() > 0; }
-
 ReadResult Transport::read() {
   std::string line;
   for (;;) {
@@ -152,6 +150,7 @@ ReadResult Transport::read() {
 void Transport::write(const nlohmann::json &message) {
   const std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   log_.debug("--> " + body.substr(0, 2000));
+  std::lock_guard<std::mutex> lock(write_mutex_);
   out_ << "Content-Length: " << body.size() << "\r\n\r\n" << body;
   out_.flush();
 }

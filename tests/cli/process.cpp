@@ -8,6 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -173,6 +174,136 @@ ProcessResult run_process(const std::string &program, const std::vector<std::str
   else if (WIFSIGNALED(status))
     result.signal = WTERMSIG(status);
   return result;
+}
+
+InteractiveProcess::InteractiveProcess(const std::string &program,
+                                       const std::vector<std::string> &args,
+                                       const ProcessOptions &options) {
+  const std::vector<std::string> env_strings = child_environment(options);
+  std::vector<char *> envp;
+  for (const std::string &entry : env_strings)
+    envp.push_back(const_cast<char *>(entry.c_str()));
+  envp.push_back(nullptr);
+  std::vector<char *> argv = {const_cast<char *>(program.c_str())};
+  for (const std::string &arg : args)
+    argv.push_back(const_cast<char *>(arg.c_str()));
+  argv.push_back(nullptr);
+  int in_fds[2], out_fds[2], err_fds[2];
+  if (pipe(in_fds) != 0 || pipe(out_fds) != 0 || pipe(err_fds) != 0)
+    return;
+  signal(SIGPIPE, SIG_IGN); // a child that exits early must not kill the test
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(in_fds[0], STDIN_FILENO);
+    dup2(out_fds[1], STDOUT_FILENO);
+    dup2(err_fds[1], STDERR_FILENO);
+    for (int fd : {in_fds[0], in_fds[1], out_fds[0], out_fds[1], err_fds[0], err_fds[1]})
+      close(fd);
+    if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0)
+      _exit(127);
+    execve(program.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  close(in_fds[0]);
+  close(out_fds[1]);
+  close(err_fds[1]);
+  in_ = in_fds[1];
+  out_ = out_fds[0];
+  err_ = err_fds[0];
+  fcntl(in_, F_SETFL, fcntl(in_, F_GETFL) | O_NONBLOCK);
+}
+
+InteractiveProcess::~InteractiveProcess() {
+  for (int fd : {in_, out_, err_})
+    if (fd >= 0)
+      close(fd);
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void InteractiveProcess::pump(bool want_write, int timeout_ms, bool &writable) {
+  pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {want_write ? in_ : -1, POLLOUT, 0}};
+  writable = false;
+  if (poll(fds, 3, timeout_ms) < 0)
+    return;
+  std::string *sinks[2] = {&result_.out, &result_.err};
+  int *owners[2] = {&out_, &err_};
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0)
+      continue;
+    if (!drain(fds[i].fd, *sinks[i])) {
+      close(*owners[i]);
+      *owners[i] = -1;
+    }
+  }
+  writable = want_write && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0;
+}
+
+namespace {
+
+int millis_until(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, 100));
+}
+
+} // namespace
+
+bool InteractiveProcess::write(std::string_view bytes,
+                               std::chrono::steady_clock::time_point deadline) {
+  while (!bytes.empty()) {
+    if (in_ < 0 || std::chrono::steady_clock::now() >= deadline)
+      return false;
+    bool writable = false;
+    pump(true, millis_until(deadline), writable);
+    if (!writable)
+      continue;
+    const ssize_t n = ::write(in_, bytes.data(), bytes.size());
+    if (n > 0)
+      bytes.remove_prefix(static_cast<size_t>(n));
+    else if (n < 0 && errno != EAGAIN && errno != EINTR)
+      return false;
+  }
+  return true;
+}
+
+bool InteractiveProcess::read_until(const std::function<bool()> &done,
+                                    std::chrono::steady_clock::time_point deadline) {
+  while (!done()) {
+    if ((out_ < 0 && err_ < 0) || std::chrono::steady_clock::now() >= deadline)
+      return done();
+    bool writable = false;
+    pump(false, millis_until(deadline), writable);
+  }
+  return true;
+}
+
+ProcessResult InteractiveProcess::finish(std::chrono::steady_clock::time_point deadline) {
+  if (in_ >= 0) {
+    close(in_);
+    in_ = -1;
+  }
+  while ((out_ >= 0 || err_ >= 0) && std::chrono::steady_clock::now() < deadline) {
+    bool writable = false;
+    pump(false, millis_until(deadline), writable);
+  }
+  if (out_ >= 0 || err_ >= 0) {
+    kill(pid_, SIGKILL);
+    result_.timed_out = true;
+  }
+  int status = 0;
+  while (pid_ > 0 && waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  if (WIFEXITED(status))
+    result_.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result_.signal = WTERMSIG(status);
+  return result_;
 }
 
 } // namespace argus::testing

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,5 +41,40 @@ bool pseudo_terminals_available();
 // pass for Argus's own exit status 1.
 ProcessResult run_process(const std::string &program, const std::vector<std::string> &args,
                           const ProcessOptions &options = {});
+
+// A child the test talks to: its stdin is a pipe written while its stdout and
+// stderr are read (so neither side can block the other). For the language
+// server's transcripts, which send, wait for answers, and send more.
+class InteractiveProcess {
+public:
+  InteractiveProcess(const std::string &program, const std::vector<std::string> &args,
+                     const ProcessOptions &options = {});
+  ~InteractiveProcess(); // kills the child if it still runs
+  InteractiveProcess(const InteractiveProcess &) = delete;
+  InteractiveProcess &operator=(const InteractiveProcess &) = delete;
+
+  bool started() const { return pid_ > 0; }
+  // Writes all of `bytes` (reading output meanwhile); false when the child
+  // closed its stdin or the deadline passed.
+  bool write(std::string_view bytes, std::chrono::steady_clock::time_point deadline);
+  // Reads output until `done()` holds (checked after each read) or the
+  // deadline passes; returns done().
+  bool read_until(const std::function<bool()> &done,
+                  std::chrono::steady_clock::time_point deadline);
+  // Closes stdin, reads to the end and waits for the exit (killing the child
+  // at the deadline).
+  ProcessResult finish(std::chrono::steady_clock::time_point deadline);
+
+  const std::string &out() const { return result_.out; }
+  const std::string &err() const { return result_.err; }
+
+private:
+  // One poll round over the open descriptors (stdin too when `want_write`).
+  void pump(bool want_write, int timeout_ms, bool &writable);
+
+  int pid_ = -1;
+  int in_ = -1, out_ = -1, err_ = -1;
+  ProcessResult result_;
+};
 
 } // namespace argus::testing

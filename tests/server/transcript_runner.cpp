@@ -10,16 +10,23 @@
 //   <-- JSON         an expected server message (partial match, see below)
 //   exit N           the expected exit status (default 0)
 //   args A B ...     extra arguments for `argus lsp`
-// All input is sent at once (from a file on the server's stdin). Expected
-// messages must appear in this order among the server's messages; others may
-// come in between. Partial match: every key of an expected object must be
-// present and match recursively; arrays match element-wise and by length;
-// scalars by equality.
+// The server runs as a subprocess with a pipe as stdin. Client lines are sent
+// in batches: everything up to an expected message is sent, then the runner
+// waits (up to 30 s) until a server message matches it, then goes on. So a
+// transcript states causality: input after a `<--` line is sent only once
+// that message arrived (a didChange after the diagnostics of the version
+// before, say), while lines with no `<--` between them arrive together (a
+// request and its $/cancelRequest). The server answers on worker threads, so
+// each expectation may match any message not matched yet, in arrival order.
+// After the last line stdin is closed. Partial match: every key of an
+// expected object must be present and match recursively; arrays match
+// element-wise and by length; scalars by equality.
 
 #include "process.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -69,17 +76,19 @@ std::string unescape(const std::string &text) {
   return result;
 }
 
-// Splits the server's stdout into messages; false if the framing is broken.
-bool parse_frames(const std::string &out, std::vector<json> &messages) {
-  size_t at = 0;
+// Splits complete frames of the server's stdout from `at` on into messages
+// and moves `at` past them; false if the framing is broken.
+bool parse_frames(const std::string &out, size_t &at, std::vector<json> &messages) {
   while (at < out.size()) {
     const size_t header_end = out.find("\r\n\r\n", at);
-    if (header_end == std::string::npos || out.compare(at, 16, "Content-Length: ") != 0)
+    if (header_end == std::string::npos)
+      return true; // not complete yet (left over at the end: broken)
+    if (out.compare(at, 16, "Content-Length: ") != 0)
       return false;
     const size_t length = std::stoul(out.substr(at + 16, header_end - at - 16));
     const size_t body = header_end + 4;
     if (body + length > out.size())
-      return false;
+      return true; // not complete yet
     json message = json::parse(out.substr(body, length), nullptr, false);
     if (message.is_discarded())
       return false;
@@ -89,14 +98,12 @@ bool parse_frames(const std::string &out, std::vector<json> &messages) {
   return true;
 }
 
-// The server runs as a real subprocess: the transcript is its stdin.
-argus::testing::ProcessResult run(const std::string &binary, const std::vector<std::string> &args,
-                                  const std::string &input) {
-  argus::testing::ProcessOptions options;
-  options.stdin_text = input;
-  options.timeout = std::chrono::seconds(30);
-  return argus::testing::run_process(binary, args, options);
-}
+struct Step {
+  int line = 0;
+  bool expect = false;
+  std::string bytes; // to send
+  json message;      // expected
+};
 
 } // namespace
 
@@ -110,26 +117,30 @@ int main(int argc, char **argv) {
     std::cerr << "cannot read " << argv[2] << '\n';
     return 2;
   }
-  std::string input;
-  std::vector<std::pair<int, json>> expected; // line number, message
+  std::vector<Step> steps;
   std::vector<std::string> args = {"lsp"};
   int expected_exit = 0;
+  size_t expectations = 0;
   std::string line;
   for (int number = 1; std::getline(file, line); ++number) {
     if (line.empty() || line[0] == '#')
       continue;
     const std::string rest = line.size() > 4 ? line.substr(4) : "";
     if (line.starts_with("--> ")) {
-      input += "Content-Length: " + std::to_string(rest.size()) + "\r\n\r\n" + rest;
+      steps.push_back({number,
+                       false,
+                       "Content-Length: " + std::to_string(rest.size()) + "\r\n\r\n" + rest,
+                       {}});
     } else if (line.starts_with("==> ")) {
-      input += unescape(rest);
+      steps.push_back({number, false, unescape(rest), {}});
     } else if (line.starts_with("<-- ")) {
       json message = json::parse(rest, nullptr, false);
       if (message.is_discarded()) {
         std::cerr << argv[2] << ":" << number << ": expected message is not JSON\n";
         return 2;
       }
-      expected.emplace_back(number, std::move(message));
+      steps.push_back({number, true, {}, std::move(message)});
+      ++expectations;
     } else if (line.starts_with("exit ")) {
       expected_exit = std::atoi(line.c_str() + 5);
     } else if (line.starts_with("args ")) {
@@ -142,34 +153,62 @@ int main(int argc, char **argv) {
     }
   }
 
-  const argus::testing::ProcessResult outcome = run(argv[1], args, input);
-  bool ok = true;
-  if (outcome.timed_out) {
-    std::cerr << "FAIL: the server did not finish within 30 s\n";
-    ok = false;
+  argus::testing::InteractiveProcess server(argv[1], args);
+  if (!server.started()) {
+    std::cerr << "FAIL: cannot start " << argv[1] << '\n';
+    return 1;
   }
-  if (outcome.exit_code != expected_exit) {
-    std::cerr << "FAIL: exit status " << outcome.exit_code << ", expected " << expected_exit
-              << '\n';
-    ok = false;
-  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::vector<json> messages;
-  if (!parse_frames(outcome.out, messages)) {
-    std::cerr << "FAIL: stdout is not a sequence of framed JSON messages\n";
-    ok = false;
-  }
-  size_t next = 0;
-  for (const auto &[number, message] : expected) {
-    size_t at = next;
-    while (at < messages.size() && !matches(message, messages[at]))
-      ++at;
-    if (at == messages.size()) {
-      std::cerr << "FAIL: line " << number << ": no later message matches " << message.dump()
+  std::vector<bool> matched;
+  size_t parsed = 0;
+  bool framing_ok = true;
+  bool ok = true;
+  std::string batch;
+  for (const Step &step : steps) {
+    if (!step.expect) {
+      batch += step.bytes;
+      continue;
+    }
+    server.write(batch, deadline); // a server that stopped reading fails the expectation below
+    batch.clear();
+    bool found = false;
+    server.read_until(
+        [&] {
+          framing_ok = framing_ok && parse_frames(server.out(), parsed, messages);
+          matched.resize(messages.size(), false);
+          for (size_t i = 0; i < messages.size() && !found; ++i)
+            if (!matched[i] && matches(step.message, messages[i])) {
+              matched[i] = true;
+              found = true;
+            }
+          return found || !framing_ok;
+        },
+        std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(30)));
+    if (!found) {
+      std::cerr << "FAIL: line " << step.line << ": no message matches " << step.message.dump()
                 << '\n';
       ok = false;
       break;
     }
-    next = at + 1;
+  }
+  if (ok)
+    server.write(batch, deadline);
+  const argus::testing::ProcessResult outcome =
+      server.finish(ok ? deadline : std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  framing_ok = framing_ok && parse_frames(outcome.out, parsed, messages);
+  if (!framing_ok || parsed != outcome.out.size()) {
+    std::cerr << "FAIL: stdout is not a sequence of framed JSON messages\n";
+    ok = false;
+  }
+  if (ok && outcome.timed_out) {
+    std::cerr << "FAIL: the server did not exit within 60 s\n";
+    ok = false;
+  }
+  if (ok && outcome.exit_code != expected_exit) {
+    std::cerr << "FAIL: exit status " << outcome.exit_code << ", expected " << expected_exit
+              << '\n';
+    ok = false;
   }
   if (!ok) {
     std::cerr << "--- server messages:\n";
@@ -178,6 +217,6 @@ int main(int argc, char **argv) {
     std::cerr << "--- server stderr:\n" << outcome.err;
     return 1;
   }
-  std::cout << "ok: " << expected.size() << " expected messages matched\n";
+  std::cout << "ok: " << expectations << " expected messages matched\n";
   return 0;
 }

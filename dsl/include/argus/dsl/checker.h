@@ -56,6 +56,9 @@ struct KernelReport {
   int64_t proofs = 0;         // Z3 queries answered unsat (proved)
   int64_t proof_failures = 0; // sat answers (counterexamples)
   bool from_cache = false;
+  // The check was cancelled or ran past its deadline: what it holds is
+  // partial (a deadline adds a W0901 saying so). Never cached.
+  bool interrupted = false;
 };
 
 // Results per kernel, keyed by a hash of the kernel's text, the @device

@@ -2,6 +2,8 @@
 // the front end's options can hold them.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,6 +39,20 @@ struct CheckerOptions {
   // Sizes to run in addition to Z3's instances (argus check --sizes): e.g. a
   // K deep enough for a pipeline's steady state.
   std::vector<std::map<std::string, int64_t>> extra_instances;
+
+  // Set by another thread when the result is no longer wanted (the language
+  // server's superseded document versions): the check ends early and its
+  // reports are marked interrupted (never cached). May be null.
+  const std::atomic<bool> *cancel = nullptr;
+  // A check still running at this time ends with W0901 "time limit" for what
+  // was not checked. The default never comes.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+  bool past_deadline() const {
+    return deadline != std::chrono::steady_clock::time_point::max() &&
+           std::chrono::steady_clock::now() >= deadline;
+  }
 
   static CheckerOptions for_tests() { return CheckerOptions{}; }
 };

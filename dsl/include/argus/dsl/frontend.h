@@ -42,8 +42,11 @@ struct CheckedFile {
   bool has_errors() const;
 };
 
-// Checks `text` as the contents of `path` (used only in messages).
-CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options = {});
+// Checks `text` as the contents of `path` (used only in messages). With
+// `edited_tree` (the tree of an earlier text, told about every edit since with
+// SyntaxTree::edit), the parse reuses its unchanged parts.
+CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options = {},
+                         const SyntaxTree *edited_tree = nullptr);
 
 // Why a file could not be read at all (the CLI's exit code 2).
 struct ReadError {

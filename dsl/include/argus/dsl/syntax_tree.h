@@ -19,6 +19,10 @@ public:
   // the edit with `edit()`.
   static SyntaxTree reparse(std::string_view text, const SyntaxTree &old);
 
+  // A second handle on the same tree (tree-sitter shares the nodes), to edit
+  // without touching this one.
+  SyntaxTree copy() const;
+
   // Tells the tree about an edit so a later `reparse` can reuse unchanged parts.
   void edit(const TSInputEdit &edit);
 

@@ -2,6 +2,7 @@
 // which carries the protocol alone.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,8 +14,7 @@ enum class LogLevel { Error = 0, Info = 1, Debug = 2 };
 
 std::optional<LogLevel> parse_log_level(std::string_view name);
 
-// A line-oriented logger. Not thread-safe yet: the server logs from the
-// message thread only (see server/README.md).
+// A line-oriented logger; thread-safe (workers log too), one line per call.
 class Logger {
 public:
   Logger(std::ostream &out, LogLevel level) : out_(&out), level_(level) {}
@@ -27,6 +27,7 @@ public:
 private:
   void write(LogLevel level, std::string_view tag, std::string_view message);
 
+  std::mutex mutex_;
   std::ostream *out_;
   LogLevel level_;
 };

@@ -1,14 +1,19 @@
-// Where checking runs. Today: inline on the message thread. The seam exists
-// so a worker-thread scheduler (with debouncing, time limits, cancellation
-// and -32801 ContentModified for superseded work) can replace it without
-// touching the protocol code; see server/README.md.
+// Where the long work of the server runs: the front end and the invariant
+// checker of each document version, on worker threads. The message loop posts
+// jobs and gets the results back through callbacks (which run on the worker;
+// the server turns them into tasks of its own loop).
 #pragma once
 
 #include "argus/dsl/checker.h"
 #include "argus/dsl/frontend.h"
+#include "argus/server/worker_pool.h"
 
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace argus::server {
 
@@ -18,32 +23,52 @@ struct DocumentSnapshot {
   std::string path; // the file path for messages, decoded from the URI
   std::string text;
   int64_t version = 0;
+  // The tree of an earlier text of this document told about every edit since
+  // (ts_tree_edit), for an incremental reparse; null: parse from scratch.
+  std::shared_ptr<const SyntaxTree> edited_tree;
+  // The newest version the client sent; a job for an older one is skipped.
+  std::shared_ptr<const std::atomic<int64_t>> latest_version;
+};
+
+// Everything known about one document version after the invariant checker.
+struct FullCheck {
+  std::shared_ptr<const CheckedFile> file;
+  std::vector<Diagnostic> diagnostics; // the front end's and the checker's, sorted
+  bool interrupted = false;            // cut by a deadline (W0901 says so) or a cancel
 };
 
 class Scheduler {
 public:
-  using Callback = std::function<void(const DocumentSnapshot &, CheckedFile &)>;
+  using FrontEndDone = std::function<void(std::shared_ptr<const CheckedFile>)>;
+  using CheckDone = std::function<void(FullCheck)>;
 
-  explicit Scheduler(FrontendOptions options) : options_(std::move(options)) {
-    // Kernels an edit did not touch come from the cache, not a new proof.
-    options_.cache = &cache_;
-  }
+  Scheduler(FrontendOptions options, size_t threads);
   Scheduler(const Scheduler &) = delete;
   Scheduler &operator=(const Scheduler &) = delete;
 
-  // Checks `snapshot` and calls `done` with the result. The inline scheduler
-  // calls back on the calling (message) thread before returning; a threaded
-  // one will call back on a worker and must never call back for a version
-  // that a newer update has superseded.
-  void check(DocumentSnapshot snapshot, const Callback &done);
+  // Parses and type-checks a snapshot (no invariant checker). `done` gets
+  // null when a newer version made the job pointless before it started.
+  void front_end(DocumentSnapshot snapshot, FrontEndDone done);
+
+  // Runs the invariant checker on a front-end result. Kernels whose text
+  // (and the @device functions and constants they see) did not change come
+  // from the per-kernel cache. `cancel` stops it early; the time limit gives
+  // W0901 for what was not checked.
+  void check(std::shared_ptr<const CheckedFile> file,
+             std::shared_ptr<const std::atomic<bool>> cancel, CheckDone done);
 
   // The checker's options for later checks (the client's configuration).
   const check::CheckerOptions &checker_options() const { return options_.checker; }
   void set_checker_options(const check::CheckerOptions &options) { options_.checker = options; }
+  // Wall-clock limit of one document's invariant check.
+  std::chrono::milliseconds check_time_limit() const { return check_time_limit_; }
+  void set_check_time_limit(std::chrono::milliseconds limit) { check_time_limit_ = limit; }
 
 private:
   check::CheckCache cache_;
-  FrontendOptions options_;
+  FrontendOptions options_; // read and written by the message thread only; jobs get copies
+  std::chrono::milliseconds check_time_limit_{30000};
+  WorkerPool pool_; // last: joined before the cache and options go
 };
 
 } // namespace argus::server

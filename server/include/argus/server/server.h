@@ -6,11 +6,14 @@
 #include "argus/server/document.h"
 #include "argus/server/log.h"
 #include "argus/server/scheduler.h"
+#include "argus/server/semantic_tokens.h"
 #include "argus/server/transport.h"
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,51 +30,107 @@ inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
 inline constexpr int kServerNotInitialized = -32002;
 inline constexpr int kRequestCancelled = -32800;
+inline constexpr int kContentModified = -32801;
 } // namespace error_code
 
 struct ServerOptions {
   std::string version = "0.0.0"; // reported as serverInfo.version
   FrontendOptions frontend;
+  // Threads for the front end and the checker (at least 1).
+  size_t check_threads = 2;
 };
 
 // Decodes a file:// URI to a path (percent-escapes resolved); other URIs are
 // returned unchanged.
 std::string uri_to_path(const std::string &uri);
 
+// The language server. One thread (the one that calls run()) owns all state
+// and answers messages in order; a reader thread feeds it client messages,
+// and workers (the Scheduler) feed it the results of front-end and checker
+// jobs as tasks. Requests that need a result of the document's current
+// version wait for it (a newer version answers them -32801).
 class Server {
 public:
   Server(Transport &transport, Logger &log, ServerOptions options = {});
+  ~Server();
 
-  // Reads and answers messages until `exit` or the end of the input.
-  // Returns the process exit status: 0 after shutdown + exit, 1 otherwise.
+  // Reads and answers messages until `exit` or the end of the input (then it
+  // finishes the work in flight and answers what waits for it). Returns the
+  // process exit status: 0 after shutdown + exit, 1 otherwise.
   int run();
 
-  // Handles one decoded message (a request is queued, see run()).
+  // Handles one decoded message on the calling thread (for tests and fuzzing
+  // without the reader thread); drain() then finishes the work it started.
   void handle(const nlohmann::json &message);
+  void drain();
   bool exited() const { return exited_; }
   ColumnUnit position_encoding() const { return encoding_; }
 
 private:
+  struct Event {
+    enum class Kind { Message, ParseError, End, Task };
+    Kind kind = Kind::End;
+    nlohmann::json message;
+    std::string error;
+    std::function<void()> task;
+  };
+
+  // What the server knows about one open document beyond its text.
+  struct DocumentState {
+    std::shared_ptr<std::atomic<int64_t>> latest = std::make_shared<std::atomic<int64_t>>(0);
+    // The last parsed tree told about every edit since: matches the text.
+    std::shared_ptr<SyntaxTree> edited_tree;
+    std::shared_ptr<const CheckedFile> front; // front end of `front_version`
+    int64_t front_version = -1;
+    std::shared_ptr<const FullCheck> full; // invariant check of `full_version`
+    int64_t full_version = -1;
+    bool checking = false;
+    std::shared_ptr<std::atomic<bool>> cancel; // of the running check
+    std::vector<nlohmann::json> waiting;       // requests waiting for this version's results
+  };
+
+  void read_loop();
+  void process(Event event);
+  void post_task(std::function<void()> task);
+
   void dispatch_request(const nlohmann::json &request);
   void handle_notification(const std::string &method, const nlohmann::json &params);
-  void run_pending();
   void cancel(const nlohmann::json &id);
+  // Whether `method` can be answered now; when not, the request was parked.
+  bool ready_or_park(const std::string &method, const nlohmann::json &request);
 
   nlohmann::json initialize(const nlohmann::json &params);
   nlohmann::json pull_diagnostics(const nlohmann::json &params);
+  nlohmann::json workspace_diagnostics();
   void did_open(const nlohmann::json &params);
   void did_change(const nlohmann::json &params);
   void did_close(const nlohmann::json &params);
-  void publish(const Document &document);
-  nlohmann::json diagnostics_of(const Document &document);
+  void did_save(const nlohmann::json &params);
   nlohmann::json code_actions(const nlohmann::json &params);
   nlohmann::json hover(const nlohmann::json &params);
   nlohmann::json document_symbols(const nlohmann::json &params);
   // Applies {"checker": {...}} from initializationOptions or
   // workspace/didChangeConfiguration; returns what was not understood.
   std::vector<std::string> configure(const nlohmann::json &settings);
+
+  // The pipeline of one document: a new version starts a front-end job; its
+  // result starts the invariant check (one at a time per document).
+  void version_changed(const std::string &uri);
+  void start_front_end(const std::string &uri);
+  void front_end_done(const std::string &uri, int64_t version,
+                      std::shared_ptr<const CheckedFile> file);
+  void start_check(const std::string &uri);
+  void check_done(const std::string &uri, int64_t version, FullCheck result);
+  void answer_waiting(DocumentState &state);
+  void answer_workspace_waiting();
+  void publish(const std::string &uri, const FullCheck &check, int64_t version);
+  // Every open document's check is done for its current version.
+  bool all_checked() const;
+
+  // The front end of an open document's current text (-32602 when it is not
+  // open; the dispatcher only calls handlers once it is ready).
   const CheckedFile *current_check(const std::string &uri);
-  const CheckedFile &check_of(const Document &document);
+  const FullCheck &current_full(const std::string &uri);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
   void reply_error(const nlohmann::json &id, int code, const std::string &message);
@@ -79,16 +138,18 @@ private:
   Transport &transport_;
   Logger &log_;
   ServerOptions options_;
-  Scheduler scheduler_;
+  BlockingQueue<Event> events_; // before scheduler_: workers push until they are joined
   DocumentStore documents_;
-  // The last check of each open document (its text is file->source): pushed
-  // and pulled diagnostics, code actions, hover and symbols of one text share it.
-  std::map<std::string, std::shared_ptr<const CheckedFile>> last_checks_;
-  std::deque<nlohmann::json> pending_; // requests read but not yet answered
+  std::map<std::string, DocumentState> states_;
+  std::vector<nlohmann::json> workspace_waiting_; // workspace/diagnostic requests
+  int64_t in_flight_ = 0;                         // jobs posted whose results have not come back
+  // The last semantic tokens sent per document, for full/delta.
+  SemanticTokensCache semantic_tokens_;
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
   bool initialized_ = false;
   bool shutdown_ = false;
   bool exited_ = false;
+  Scheduler scheduler_; // last: destroyed (joined) first
 };
 
 } // namespace argus::server

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <istream>
+#include <mutex>
 #include <ostream>
 #include <string>
 
@@ -37,9 +38,9 @@ public:
   Transport(std::istream &in, std::ostream &out, Logger &log) : in_(in), out_(out), log_(log) {}
 
   ReadResult read();
+  // Thread-safe: workers answer requests and report progress themselves.
+  // Reading is for one thread only.
   void write(const nlohmann::json &message);
-  // Whether more input is already buffered (a read would not block).
-  bool input_buffered();
 
 private:
   // Reads one line without its terminator (at most a bounded prefix is kept);
@@ -49,6 +50,7 @@ private:
   std::istream &in_;
   std::ostream &out_;
   Logger &log_;
+  std::mutex write_mutex_;
 };
 
 } // namespace argus::server
