@@ -183,8 +183,10 @@ ExampleResult replay(const std::string &argus, const fs::path &file, int edits,
     const argus::bench::Arrival published = wait_publish(server, uri, version);
     Samples &samples = result.by_kind[edit.kind];
     samples.ms.push_back(ms(published.at - sent));
-    if (codes_of(published.message["params"]["diagnostics"]) != expected)
-      ++samples.changed;
+    if (codes_of(published.message["params"]["diagnostics"]) != expected && samples.changed++ == 0)
+      std::cerr << result.name << ": edit " << i + 1 << " (" << argus::bench::kind_name(edit.kind)
+                << ") changed the diagnostics: "
+                << published.message["params"]["diagnostics"].dump() << "\n";
     if (hover_id >= 0) {
       const argus::bench::Arrival answer = server.wait_for_response(hover_id);
       result.hover.ms.push_back(ms(answer.at - hover_sent));

@@ -218,13 +218,29 @@ EditScript::EditScript(const std::string &original,
   const auto lines = lines_of(original);
   const auto kernels = kernels_of(original, lines, kind);
   for (size_t k = 0; k < kernels.size() && locals_.size() < 4; ++k) {
+    // The body starts after the signature (which may span lines and give
+    // defaults, `STAGES: constexpr = 2`); parameters are not locals.
+    size_t body = kernels[k].first;
+    while (body <= kernels[k].second && original.compare(lines[body].begin, 4, "def ") != 0)
+      ++body;
+    const size_t signature_begin = lines[std::min(body, kernels[k].second)].begin;
+    while (body <= kernels[k].second) {
+      const std::string l = original.substr(lines[body].begin, lines[body].end - lines[body].begin);
+      ++body;
+      if (l.find_last_not_of(" \t") != std::string::npos && l[l.find_last_not_of(" \t")] == ':')
+        break;
+    }
+    const std::string signature =
+        original.substr(signature_begin, lines[body - 1].end - signature_begin);
     size_t taken = 0;
-    for (size_t i = kernels[k].first + 2; i <= kernels[k].second && taken < 2; ++i) {
+    for (size_t i = body; i <= kernels[k].second && taken < 2; ++i) {
       const std::string s = original.substr(lines[i].begin, lines[i].end - lines[i].begin);
       std::smatch m;
       if (!std::regex_match(s, m, assignment))
         continue;
       const std::string name = m[1];
+      if (std::regex_search(signature, std::regex("\\b" + name + "\\b")))
+        continue;
       if (std::any_of(locals_.begin(), locals_.end(),
                       [&](const Local &l) { return l.kernel == k && l.original == name; }))
         continue;
