@@ -4,14 +4,9 @@
 #include "argus/cli/compile_command.h"
 
 #include "argus/cli/options.h"
+#include "argus/codegen/runner_command.h"
 
 #include <nlohmann/json.hpp>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -61,126 +56,6 @@ Exit status:
      JSON, exited non-zero or timed out (the message says which)
   2  a usage error
 )";
-
-namespace bench {
-
-std::string shell_quote(std::string_view word) {
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
-std::string expand_template(std::string_view tmpl, std::string_view runner,
-                            std::string_view artifact, std::string_view target,
-                            std::string_view extra) {
-  std::string out;
-  bool saw_artifact = false;
-  for (size_t i = 0; i < tmpl.size();) {
-    auto starts = [&](std::string_view key) { return tmpl.substr(i, key.size()) == key; };
-    if (starts("{runner}")) {
-      out += shell_quote(runner);
-      i += 8;
-    } else if (starts("{artifact}")) {
-      out += shell_quote(artifact);
-      saw_artifact = true;
-      i += 10;
-    } else if (starts("{target}")) {
-      out += shell_quote(target);
-      i += 8;
-    } else {
-      out += tmpl[i++];
-    }
-  }
-  if (!saw_artifact)
-    out += " " + shell_quote(artifact);
-  if (!extra.empty())
-    out += " " + std::string(extra);
-  return out;
-}
-
-ShellResult run_shell(const std::string &command, std::chrono::milliseconds timeout) {
-  ShellResult result;
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0)
-    return result;
-  if (pipe(err_pipe) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return result;
-  }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      close(fd);
-    return result;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    const int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd >= 0)
-      dup2(null_fd, STDIN_FILENO);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      close(fd);
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char *>(nullptr));
-    _exit(127);
-  }
-  setpgid(pid, pid); // also in the parent, so the group exists before a kill
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string *sinks[2] = {&result.out, &result.err};
-  int open_fds = 2;
-  char buffer[65536];
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (ready < 0 && errno != EINTR)
-      break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        if (sinks[i]->size() < (64u << 20)) // cap what a runaway runner can make us hold
-          sinks[i]->append(buffer, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  if (result.timed_out)
-    kill(-pid, SIGKILL);
-  for (const pollfd &p : fds)
-    if (p.fd >= 0)
-      close(p.fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (result.timed_out)
-    kill(-pid, SIGKILL); // anything of the group left behind
-  if (WIFEXITED(status))
-    result.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status))
-    result.signal = WTERMSIG(status);
-  return result;
-}
-
-} // namespace bench
 
 namespace {
 
@@ -263,44 +138,6 @@ std::variant<BenchOptions, UsageError> parse_bench_options(std::span<const std::
   return result;
 }
 
-std::string self_path() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
-bool is_executable(const std::filesystem::path &p) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
-}
-
-// argus-runner next to this binary, else the first on PATH, else the bare name.
-std::string find_runner() {
-  const std::string self = self_path();
-  if (!self.empty()) {
-    const auto candidate = std::filesystem::path(self).parent_path() / "argus-runner";
-    if (is_executable(candidate))
-      return candidate.string();
-  }
-  if (const char *path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      const auto candidate = std::filesystem::path(dir.empty() ? "." : dir) / "argus-runner";
-      if (is_executable(candidate))
-        return candidate.string();
-    }
-  }
-  return "argus-runner";
-}
-
-std::string tail(const std::string &text, size_t max_chars) {
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-    t.pop_back();
-  return t.size() > max_chars ? "..." + t.substr(t.size() - max_chars) : t;
-}
-
 // A failure: a message on stderr (text) or {"error", "stage"} on stdout (json).
 int report_failure(Environment &env, const BenchOptions &options, std::string_view stage,
                    const std::string &message, const std::string &detail = {}) {
@@ -315,28 +152,6 @@ int report_failure(Environment &env, const BenchOptions &options, std::string_vi
       env.err << detail << '\n';
   }
   return kExitErrors;
-}
-
-// Parses the runner's stdout: the whole text, else from the first line that
-// starts a JSON object or array (a login banner may come first).
-std::optional<nlohmann::ordered_json> parse_runner_output(const std::string &out) {
-  auto attempt = [](std::string_view text) -> std::optional<nlohmann::ordered_json> {
-    auto j = nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded() || !(j.is_object() || j.is_array()))
-      return std::nullopt;
-    return j;
-  };
-  if (auto j = attempt(out))
-    return j;
-  for (size_t pos = 0; pos < out.size();) {
-    const size_t nl = out.find('\n', pos);
-    const size_t next = nl == std::string::npos ? out.size() : nl + 1;
-    if (nl != std::string::npos && next < out.size() && (out[next] == '{' || out[next] == '['))
-      if (auto j = attempt(std::string_view(out).substr(next)))
-        return j;
-    pos = next;
-  }
-  return std::nullopt;
 }
 
 std::string format_number(const nlohmann::ordered_json &v, int precision, bool scientific = false) {
@@ -442,7 +257,7 @@ std::variant<std::string, int> compile_artifact(const BenchOptions &options, Env
   if (exit_code != 0) {
     return report_failure(env, options, "compile",
                           "argus compile failed (exit status " + std::to_string(exit_code) + ")",
-                          tail(compile_err.str() + compile_out.str(), 8000));
+                          codegen::text_tail(compile_err.str() + compile_out.str(), 8000));
   }
   return dir;
 }
@@ -492,8 +307,8 @@ int run_bench(std::span<const std::string> args, Environment &env) {
   std::string extra;
   for (const std::string &a : options.runner_args)
     extra += (extra.empty() ? "" : " ") + bench::shell_quote(a);
-  const std::string command = bench::expand_template(options.runner_template, find_runner(),
-                                                     artifact, options.target, extra);
+  const std::string command = bench::expand_template(
+      options.runner_template, codegen::find_runner(), artifact, options.target, extra);
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
   const bench::ShellResult r = bench::run_shell(command, timeout);
 
@@ -513,17 +328,17 @@ int run_bench(std::span<const std::string> args, Environment &env) {
     return report_failure(env, options, "runner",
                           "the runner was killed by signal " + std::to_string(r.signal) + ": " +
                               command,
-                          tail(r.err, 4000));
+                          codegen::text_tail(r.err, 4000));
 
-  const std::optional<nlohmann::ordered_json> output = parse_runner_output(r.out);
+  const std::optional<nlohmann::ordered_json> output = codegen::parse_runner_output(r.out);
   if (!output) {
-    std::string what =
-        r.out.empty() ? "printed nothing on stdout" : "printed no JSON result: " + tail(r.out, 300);
+    std::string what = r.out.empty() ? "printed nothing on stdout"
+                                     : "printed no JSON result: " + codegen::text_tail(r.out, 300);
     if (r.exit_code != 0)
       what = "exited with status " + std::to_string(r.exit_code) + " and " + what;
-    return report_failure(env, options, "runner",
-                          "the runner " + what + " (command: " + command + ")",
-                          options.format == Format::Json ? tail(r.err, 4000) : std::string());
+    return report_failure(
+        env, options, "runner", "the runner " + what + " (command: " + command + ")",
+        options.format == Format::Json ? codegen::text_tail(r.err, 4000) : std::string());
   }
   // An error object has a string "error" (a result's "error" is a number or null).
   if (output->is_object() && output->contains("error") && (*output)["error"].is_string()) {

@@ -4,15 +4,11 @@
 #include "argus/cli/diagnostic_json.h"
 #include "argus/cli/diagnostic_text.h"
 #include "argus/cli/options.h"
-#include "argus/codegen/artifact.h"
-#include "argus/codegen/compile.h"
-#include "argus/codegen/lower.h"
+#include "argus/codegen/pipeline.h"
 #include "argus/dsl/frontend.h"
-#include "argus/runner/artifact_abi_text.h"
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <variant>
 
 namespace argus::cli {
@@ -129,27 +125,33 @@ int run_compile(std::span<const std::string> args, Environment &env) {
     }
     return kExitUsage;
   }
-  const std::string text = std::get<std::string>(contents);
-  const CheckedFile checked = check_source(options.file, text);
-  std::vector<Diagnostic> diagnostics = checked.diagnostics;
+  codegen::PipelineRequest request;
+  request.path = options.file;
+  request.text = std::get<std::string>(contents);
+  request.target = options.target;
+  request.output_dir = options.output;
+  request.emit_only = options.emit_only;
+  request.argus_version = std::string(version());
+  const codegen::PipelineResult compiled = codegen::run_pipeline(request);
+  const CheckedFile &checked = compiled.checked;
+  result = codegen::pipeline_json(request, compiled);
 
   auto finish = [&](int status) {
-    sort_diagnostics(diagnostics);
     size_t errors = 0;
     size_t warnings = 0;
-    for (const Diagnostic &d : diagnostics) {
+    for (const Diagnostic &d : compiled.diagnostics) {
       errors += d.severity == Severity::Error;
       warnings += d.severity == Severity::Warning;
     }
     if (options.json) {
       if (checked.source)
         result["diagnostics"] =
-            checked_file_json(*checked.source, diagnostics, ColumnUnit::Utf16CodeUnits)
+            checked_file_json(*checked.source, compiled.diagnostics, ColumnUnit::Utf16CodeUnits)
                 .value("diagnostics", nlohmann::json::array());
       env.out << dump_json(result) << '\n';
     } else {
       if (checked.source)
-        for (const Diagnostic &d : diagnostics)
+        for (const Diagnostic &d : compiled.diagnostics)
           write_diagnostic_text(env.out, *checked.source, d, text_options);
       if (const std::string summary = summary_line(errors, warnings); !summary.empty()) {
         env.out.flush();
@@ -160,97 +162,38 @@ int run_compile(std::span<const std::string> args, Environment &env) {
     return status;
   };
 
-  if (checked.has_errors())
-    return finish(kExitErrors);
-
-  const codegen::LowerResult lowered = codegen::lower(checked, options.target);
-  diagnostics.insert(diagnostics.end(), lowered.diagnostics.begin(), lowered.diagnostics.end());
-  if (!lowered.ok)
-    return finish(kExitErrors);
-
-  const std::string dir = options.output.empty()
-                              ? codegen::default_artifact_dir(options.file, options.target)
-                              : options.output;
-  codegen::ArtifactInput input;
-  input.source_path = options.file;
-  input.source_text = text;
-  input.argus_version = std::string(version());
-  input.abi_header_text = std::string(argus::runner::kArtifactAbiHeader);
-  std::string io_error;
-  if (!codegen::write_artifact(dir, lowered, options.target, input, io_error)) {
-    env.err << "argus: error: " << io_error << '\n';
-    result["error"] = io_error;
-    finish(kExitUsage);
-    return kExitUsage;
+  switch (compiled.status) {
+  case codegen::PipelineStatus::IoError:
+    env.err << "argus: error: " << compiled.error << '\n';
+    return finish(kExitUsage);
+  case codegen::PipelineStatus::ToolMissing: {
+    const std::string message =
+        compiled.error +
+        (options.target == codegen::GpuTarget::Sm90 ? "; use --emit-only to skip compiling" : "");
+    env.err << "argus: error: " << message << '\n';
+    result["error"] = message;
+    return finish(kExitUsage);
   }
-  result["artifact"] = dir;
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const codegen::KernelMeta &k : lowered.kernels)
-    kernels.push_back(k.name);
-  result["kernels"] = kernels;
-  if (options.emit_only) {
-    if (!options.json)
-      env.out << "wrote " << dir << "/" << codegen::source_file_name(options.target)
-              << " (not compiled: --emit-only)\n";
-    return finish(kExitOk);
-  }
-
-  const std::filesystem::path base(dir);
-  codegen::CompileReport report;
-  if (options.target == codegen::GpuTarget::Sm90) {
-    const auto nvcc = codegen::find_nvcc();
-    if (!nvcc) {
-      const std::string message =
-          "nvcc not found (set ARGUS_NVCC, put nvcc on PATH, or install the CUDA toolkit in "
-          "/usr/local/cuda); the source is in " +
-          dir + "; use --emit-only to skip compiling";
-      env.err << "argus: error: " << message << '\n';
-      result["error"] = message;
-      finish(kExitUsage);
-      return kExitUsage;
-    }
-    report = codegen::compile_sm90(*nvcc, (base / "kernels.cu").string(),
-                                   (base / "kernels.cubin").string(), options.file);
-  } else {
-    if (!codegen::gfx942_compiler_available()) {
-      const std::string message = "this build has no gfx942 compiler; the source is in " + dir;
-      env.err << "argus: error: " << message << '\n';
-      result["error"] = message;
-      finish(kExitUsage);
-      return kExitUsage;
-    }
-    report = codegen::compile_gfx942(lowered.source, options.file);
-    if (report.ok) {
-      std::string unused;
-      std::string bytes(report.binary.begin(), report.binary.end());
-      if (!codegen::write_file((base / "kernels.hsaco").string(), bytes, io_error)) {
-        env.err << "argus: error: " << io_error << '\n';
-        return kExitUsage;
-      }
-    }
-  }
-  diagnostics.insert(diagnostics.end(), report.diagnostics.begin(), report.diagnostics.end());
-  result["compile"] = codegen::compile_json(report);
-  if (!report.ok) {
+  case codegen::PipelineStatus::Errors:
     // Messages that do not point into the .argus file are shown as the compiler printed them.
-    if (!options.json) {
-      env.err << "argus: error: " << report.message << " compiling " << dir << "/"
-              << codegen::source_file_name(options.target) << "\n";
-      if (report.diagnostics.empty())
-        env.err << report.output;
-    } else {
-      result["compiler_output"] = report.output;
+    if (compiled.report && !options.json) {
+      env.err << "argus: error: " << compiled.report->message << " compiling " << compiled.artifact
+              << "/" << codegen::source_file_name(options.target) << "\n";
+      if (compiled.report->diagnostics.empty())
+        env.err << compiled.report->output;
     }
     return finish(kExitErrors);
-  }
-  if (!codegen::write_file((base / "compile.json").string(),
-                           codegen::compile_json(report).dump(2) + "\n", io_error)) {
-    env.err << "argus: error: " << io_error << '\n';
-    return kExitUsage;
+  case codegen::PipelineStatus::Ok:
+    break;
   }
   if (!options.json) {
-    env.out << "compiled " << dir << " (" << report.compiler << ", " << target << ")\n"
-            << codegen::resource_table(report);
+    if (options.emit_only)
+      env.out << "wrote " << compiled.artifact << "/" << codegen::source_file_name(options.target)
+              << " (not compiled: --emit-only)\n";
+    else
+      env.out << "compiled " << compiled.artifact << " (" << compiled.report->compiler << ", "
+              << target << ")\n"
+              << codegen::resource_table(*compiled.report);
   }
   return finish(kExitOk);
 }

@@ -1,6 +1,7 @@
 // `argus layout [--table] [--format=text|json] EXPR`
 #include "argus/cli/layout_command.h"
 
+#include "argus/dsl/layout_calc.h"
 #include "argus/layout/layout_expr.h"
 
 #include <nlohmann/json.hpp>
@@ -111,16 +112,6 @@ std::optional<Usage> parse(std::span<const std::string> args, LayoutOptions &opt
 
 int report_error(Environment &env, const LayoutOptions &options,
                  const layout::calc::ExprError &error) {
-  if (options.json) {
-    nlohmann::json j;
-    j["expr"] = options.expr;
-    j["error"] = {{"message", error.message},
-                  {"column", layout::calc::column_of(options.expr, error.offset)},
-                  {"offset", error.offset},
-                  {"length", error.length}};
-    env.out << j.dump(2) << '\n';
-    return kExitErrors;
-  }
   env.err << "argus layout: error at " << layout::calc::format_error(options.expr, error);
   return kExitErrors;
 }
@@ -137,6 +128,12 @@ int run_layout(std::span<const std::string> args, Environment &env) {
     env.out << kLayoutHelp;
     return kExitOk;
   }
+  if (options.json) {
+    // One path with the language server's argus.layout command.
+    const nlohmann::json j = layout_calculation(options.expr, options.table);
+    env.out << j.dump(2) << '\n';
+    return j.contains("error") ? kExitErrors : kExitOk;
+  }
   const layout::calc::Evaluation evaluation = layout::calc::evaluate_expression(options.expr);
   if (evaluation.error)
     return report_error(env, options, *evaluation.error);
@@ -150,16 +147,6 @@ int run_layout(std::span<const std::string> args, Environment &env) {
     table = std::move(made).value();
   }
 
-  if (options.json) {
-    nlohmann::json j;
-    j["expr"] = options.expr;
-    j["result"] = layout::calc::to_string(value);
-    j["kind"] = std::string(layout::calc::kind_name(value));
-    if (table)
-      j["table"] = table->cells;
-    env.out << j.dump(2) << '\n';
-    return kExitOk;
-  }
   if (table)
     env.out << layout::calc::render_table(*table);
   else

@@ -5,7 +5,11 @@
 #                              check examples/gemm_tiled.argus and print its diagnostics
 #   bash scripts/dev.sh test   install, build everything into build/ and run ctest, then
 #                              build with AddressSanitizer + UBSan into build-asan/ and run
-#                              ctest there too (this is what CI runs: .ci/run)
+#                              ctest there too, then builds the libFuzzer targets with
+#                              clang-19 into build-fuzz/ and runs each for
+#                              ARGUS_FUZZ_SECONDS (default 60) from its seed corpus
+#                              (this is what CI runs: .ci/run)
+#   bash scripts/dev.sh fuzz   only the fuzz part of `test`
 #
 # Packages come from apt (with sudo when not root; `apt-get update` only when
 # something is missing), the tree-sitter grammar sources from npm
@@ -17,7 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 JOBS="${ARGUS_JOBS:-2}"
 PACKAGES=(libtree-sitter-dev nlohmann-json3-dev libz3-dev libgtest-dev cmake ninja-build g++
-          pkg-config llvm-19-dev libclang-19-dev liblld-19-dev)
+          pkg-config llvm-19-dev libclang-19-dev liblld-19-dev clang-19 libclang-rt-19-dev neovim)
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -90,6 +94,33 @@ demo() {
   return "$status"
 }
 
+# run_fuzzer NAME: argus_NAME_fuzzer from its seeds for FUZZ_SECONDS; new inputs go to
+# build-fuzz/fuzz/corpus/NAME, a crash or timeout to build-fuzz/fuzz/artifacts/ (and fails).
+run_fuzzer() {
+  local name="$1" dir=build-fuzz/fuzz seconds="${ARGUS_FUZZ_SECONDS:-60}"
+  local log="$dir/$name-fuzz.log"
+  mkdir -p "$dir/corpus/$name" "$dir/artifacts"
+  step "fuzz $name for ${seconds}s (log: $log)"
+  local status=0
+  "$dir/argus_${name}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+    -dict="fuzz/$name.dict" -artifact_prefix="$dir/artifacts/$name-" -print_final_stats=1 \
+    "$dir/corpus/$name" "$dir/seeds/$name" >"$log" 2>&1 || status=$?
+  if [ "$status" -ne 0 ]; then
+    tail -n 80 "$log"
+    echo "argus_${name}_fuzzer failed (exit status $status); the input is in $dir/artifacts/" >&2
+    return "$status"
+  fi
+  grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|cov: ' "$log" | tail -n 4
+}
+
+fuzz_all() {
+  configure build-fuzz RelWithDebInfo -DARGUS_FUZZ=ON -DCMAKE_C_COMPILER=clang-19 \
+    -DCMAKE_CXX_COMPILER=clang++-19
+  build build-fuzz argus_fuzzers
+  run_fuzzer lsp
+  run_fuzzer check
+}
+
 test_all() {
   local start=$SECONDS
   configure build Release
@@ -100,25 +131,28 @@ test_all() {
   configure build-asan Debug -DARGUS_SANITIZE=ON -DARGUS_BUILD_BENCH=OFF
   build build-asan
   run_tests build-asan
-  step "all tests passed (release ${release}s, sanitizers $((SECONDS - start))s)"
+  local sanitizers=$((SECONDS - start))
+  start=$SECONDS
+  fuzz_all
+  step "all tests passed (release ${release}s, sanitizers ${sanitizers}s, fuzz $((SECONDS - start))s)"
 }
 
 usage() {
-  echo "usage: bash scripts/dev.sh demo|test" >&2
+  echo "usage: bash scripts/dev.sh demo|test|fuzz" >&2
   exit 2
 }
 
 [ "$#" -eq 1 ] || usage
 case "$1" in
-demo | test) ;;
+demo | test | fuzz) ;;
 *) usage ;;
 esac
 total_start=$SECONDS
 install_packages
 install_grammar
-if [ "$1" = demo ]; then
-  demo
-else
-  test_all
-fi
+case "$1" in
+demo) demo ;;
+fuzz) fuzz_all ;;
+*) test_all ;;
+esac
 step "done in $((SECONDS - total_start))s"

@@ -25,16 +25,24 @@ uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
 
 // The kernel's text, every @device function and every module constant: what
 // its result can depend on. Editing another kernel leaves the key unchanged.
+// Where each of them starts is part of the key too: a report holds absolute
+// positions (ranges, program points, fix edits), so a kernel an edit moved to
+// other lines must not reuse the report of its old place.
 uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
                     const CheckerOptions &options) {
-  uint64_t h = fnv1a(file.source->text_in(kernel.function->range));
+  const auto text_at = [&](const Range &range) {
+    return std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ":" +
+           std::string(file.source->text_in(range));
+  };
+  uint64_t h = fnv1a(text_at(kernel.function->range));
   for (const auto &decorator : kernel.function->decorators)
-    h = fnv1a(file.source->text_in(decorator.range), h);
+    h = fnv1a(text_at(decorator.range), h);
   for (const auto &fn : file.sema->functions)
     if (fn.role == sema::FunctionRole::Device)
-      h = fnv1a(file.source->text_in(fn.function->range), h);
+      h = fnv1a(text_at(fn.function->range), h);
   for (const auto &c : file.module.constants)
-    h = fnv1a(file.source->text_in(c.range), h);
+    h = fnv1a(text_at(c.range), h);
+  h = fnv1a(std::to_string(options.fixes), h);
   h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
                 std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +
                 std::to_string(options.max_steps) + "/" + std::to_string(options.max_block_cells) +
@@ -47,23 +55,6 @@ uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
       h = fnv1a(";", h);
     }
   return h;
-}
-
-// `key` extended by where the kernel, the @device functions and the
-// constants start: reports that point into the file (violations, loops cut
-// at the bound) are reused only where nothing they point at has moved.
-uint64_t placed_key(uint64_t key, const CheckedFile &file, const sema::FunctionInfo &kernel) {
-  std::string lines = std::to_string(kernel.function->range.begin.line);
-  for (const auto &fn : file.sema->functions)
-    if (fn.role == sema::FunctionRole::Device)
-      lines += "/" + std::to_string(fn.function->range.begin.line);
-  for (const auto &c : file.module.constants)
-    lines += "/" + std::to_string(c.range.begin.line);
-  return fnv1a("@" + lines, key);
-}
-
-bool points_into_file(const KernelReport &report) {
-  return !report.violations.empty() || !report.bounded_loops.empty();
 }
 
 } // namespace
@@ -234,21 +225,13 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
   for (const sema::FunctionInfo &kernel : file.sema->functions) {
     if (kernel.role != sema::FunctionRole::Kernel || !kernel.function)
       continue;
-    // A report without positions is stored under the text's key, so it is
-    // reused when lines are inserted above; one with positions only where
-    // its kernel, device functions and constants still start on the same lines.
     const uint64_t key = kernel_key(file, kernel, options);
-    const uint64_t placed = placed_key(key, file, kernel);
-    if (cache) {
-      auto hit = cache->find(key);
-      if (!hit)
-        hit = cache->find(placed);
-      if (hit) {
+    if (cache)
+      if (auto hit = cache->find(key)) {
         hit->from_cache = true;
         reports.push_back(std::move(*hit));
         continue;
       }
-    }
     if (options.cancelled() || options.past_deadline()) {
       reports.push_back(detail::not_checked(kernel, options));
       continue;
@@ -261,7 +244,7 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
     if (options.cancelled() || options.past_deadline())
       report.interrupted = true; // a proof or a fix may have been cut short
     if (cache && !report.interrupted)
-      cache->store(points_into_file(report) ? placed : key, report);
+      cache->store(key, report);
     reports.push_back(std::move(report));
   }
   return reports;

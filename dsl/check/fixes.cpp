@@ -245,10 +245,16 @@ std::vector<std::vector<TextEdit>> stage_candidates(const CheckedFile &file,
 
 std::vector<std::vector<TextEdit>> pad_candidates(const CheckedFile &file, const ast::Function &fn,
                                                   const Violation &v) {
-  std::vector<std::vector<TextEdit>> out;
   if (!v.data.contains("element"))
-    return out;
-  const std::string buffer = v.data["element"]["tensor"].get<std::string>();
+    return {};
+  return pad_shared_candidates(file, fn, v.data["element"]["tensor"].get<std::string>());
+}
+
+} // namespace
+
+std::vector<std::vector<TextEdit>>
+pad_shared_candidates(const CheckedFile &file, const ast::Function &fn, const std::string &buffer) {
+  std::vector<std::vector<TextEdit>> out;
   std::vector<const Stmt *> stmts;
   all_statements(fn.body, stmts);
   for (const Stmt *s : stmts) {
@@ -265,8 +271,6 @@ std::vector<std::vector<TextEdit>> pad_candidates(const CheckedFile &file, const
   }
   return out;
 }
-
-} // namespace
 
 void attach_fixes(const CheckedFile &file, const sema::FunctionInfo &kernel,
                   const CheckerOptions &options, KernelReport &report) {

@@ -13,4 +13,10 @@ namespace argus::check::detail {
 void attach_fixes(const CheckedFile &file, const sema::FunctionInfo &kernel,
                   const CheckerOptions &options, KernelReport &report);
 
+// Candidate paddings of the shared tile `buffer` made by a plain
+// `make_shared(shape, dtype)` in `fn` (no layout=): the last dimension grows
+// by 1, 2, 4, 8 or 16 elements, smallest first. Not verified.
+std::vector<std::vector<TextEdit>>
+pad_shared_candidates(const CheckedFile &file, const ast::Function &fn, const std::string &buffer);
+
 } // namespace argus::check::detail

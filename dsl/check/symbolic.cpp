@@ -27,7 +27,7 @@ class BoundsProver {
 public:
   BoundsProver(const CheckedFile &file, const sema::FunctionInfo &kernel,
                const std::map<std::string, int64_t> *pinned)
-      : file_(file), sema_(*file.sema), kernel_(kernel),
+      : sema_(*file.sema), kernel_(kernel),
         terms_(
             ctx_, sema_, [this](const Expr &n) { return name(n); },
             [this](const Expr &c) { return call(c); }),
@@ -370,7 +370,6 @@ private:
     }
   }
 
-  const CheckedFile &file_;
   const sema::SemaResult &sema_;
   const sema::FunctionInfo &kernel_;
   z3::context ctx_;

@@ -1,9 +1,12 @@
 // Hover: the innermost name at a position, described from sema's tables.
 #include "argus/dsl/hover.h"
 
-#include "../sema/builtins.h"
+#include "query_support.h"
+
+#include "argus/layout/tv_layouts.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace argus {
 
@@ -12,7 +15,7 @@ namespace {
 using ast::Expr;
 using ast::ExprKind;
 
-bool contains(const Range &r, Position p) { return !(p < r.begin) && p < r.end; }
+using query::contains;
 
 // The innermost Name (or dotted intrinsic name) whose range holds `p`.
 const Expr *name_at(const Expr &e, Position p) {
@@ -68,38 +71,11 @@ const char *kind_name(sema::SymbolKind k) {
   return "name";
 }
 
-// The text of `def NAME(...) -> T` and the docstring after it, if any (the
-// AST keeps no docstring: it is not a statement of the body).
-std::pair<std::string, std::string> signature_and_doc(const SourceFile &source,
-                                                      const ast::Function &f) {
-  const std::string &text = source.text();
-  const size_t begin = source.offset(f.name_range.begin);
-  const size_t body = source.offset(f.body.empty() ? f.range.end : f.body.front()->range.begin);
-  size_t after_params =
-      source.offset(f.params.empty() ? f.name_range.end : f.params.back().range.end);
-  if (f.return_annotation)
-    after_params = source.offset(f.return_annotation->range.end);
-  const size_t colon = text.find(':', after_params);
-  if (colon == std::string::npos || colon >= body)
-    return {text.substr(begin, body > begin ? body - begin : 0), ""};
-  std::string doc;
-  const size_t open = text.find_first_not_of(" \t\r\n", colon + 1);
-  if (open != std::string::npos && open < body && (text[open] == '"' || text[open] == '\'')) {
-    const std::string quote = text.compare(open, 3, "\"\"\"") == 0 ? "\"\"\""
-                              : text.compare(open, 3, "'''") == 0  ? "'''"
-                                                                   : std::string(1, text[open]);
-    const size_t close = text.find(quote, open + quote.size());
-    if (close != std::string::npos && close < body)
-      doc = text.substr(open + quote.size(), close - open - quote.size());
-  }
-  return {text.substr(begin, colon - begin), doc};
-}
-
 std::string describe_function(const CheckedFile &file, const sema::Symbol &s) {
   const ast::Function *f = s.function;
   const sema::FunctionInfo *info = f ? file.sema->function_info(f->name) : nullptr;
-  const auto [sig, doc] =
-      f ? signature_and_doc(*file.source, *f) : std::pair<std::string, std::string>{s.name, ""};
+  const auto [sig, doc] = f ? query::signature_and_doc(*file.source, *f)
+                            : std::pair<std::string, std::string>{s.name, ""};
   std::string md = std::string("**") +
                    (info && info->role == sema::FunctionRole::Kernel ? "@kernel" : "@device") +
                    "** function\n\n```python\ndef " + sig + "\n```";
@@ -109,6 +85,165 @@ std::string describe_function(const CheckedFile &file, const sema::Symbol &s) {
     md += "\n\nblock (" + std::to_string(info->block[0]) + ", " + std::to_string(info->block[1]) +
           ", " + std::to_string(info->block[2]) + ")";
   }
+  return md;
+}
+
+// "A 16×16" for an operand of a thread–value table entry.
+std::string operand_matrix(const layout::TvLayout &tv) {
+  return std::string(tv.operand.substr(0, 1)) + " " + std::to_string(tv.rows) + "×" +
+         std::to_string(tv.cols);
+}
+
+// The matrix element (row, column) that value `v` of `thread` holds:
+// the TV layout gives the column-major index in the rows × cols operand.
+std::pair<int64_t, int64_t> element_of(const layout::TvLayout &tv, int thread, int value) {
+  const int64_t index =
+      layout::evaluate(tv.layout, thread + int64_t{tv.threads} * value).value_or(-1);
+  return {index % tv.rows, index / tv.rows};
+}
+
+// The operand layouts of a matrix instruction (its a, b, c parameters).
+std::string operand_layouts(const sema::BuiltinSpec &spec) {
+  const std::string instruction = std::string(spec.ns) + "." + std::string(spec.name);
+  std::string md;
+  std::string_view citation;
+  for (const auto &p : spec.params) {
+    std::string operand(p.name);
+    for (char &c : operand)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const layout::TvLayout *tv = layout::find_tv_entry(instruction, operand);
+    if (!tv)
+      return "";
+    md += "\n- `" + std::string(p.name) + "`: " + operand_matrix(*tv) + ", `" +
+          layout::to_string(tv->layout) + "` (" + std::to_string(tv->threads) + " threads × " +
+          std::to_string(layout::values_per_thread(*tv)) + " values)";
+    citation = tv->citation;
+  }
+  if (md.empty())
+    return "";
+  return "\n\n**operand thread–value layouts** ((thread, value) → column-major index in the "
+         "operand):" +
+         md + "\n\nSource: " + std::string(citation);
+}
+
+// Which lane and value hold each element of a fragment's operand matrix.
+std::string ownership(const layout::TvLayout &tv, const std::string &parameter,
+                      const std::string &instruction) {
+  const int values = layout::values_per_thread(tv);
+  const std::string letter(tv.operand.substr(0, 1));
+  std::string md = "\n\noperand `" + parameter + "` of `" + instruction +
+                   "`: " + operand_matrix(tv) + ", thread–value layout `" +
+                   layout::to_string(tv.layout) +
+                   "` (value v: element v of the fragment)\n\n```text\n";
+  for (int lane = 0; lane < std::min(tv.threads, 4); ++lane) {
+    md += "lane " + std::to_string(lane) + ":";
+    for (int v = 0; v < values; ++v) {
+      const auto [r, c] = element_of(tv, lane, v);
+      md += " " + letter + "[" + std::to_string(r) + "," + std::to_string(c) + "]";
+    }
+    md += "\n";
+  }
+  md += "…\n```";
+  if (tv.rows * tv.cols <= 256) {
+    // The owner (lane.value) of each element, row by row.
+    std::vector<std::string> owner(static_cast<size_t>(tv.rows * tv.cols));
+    for (int lane = 0; lane < tv.threads; ++lane)
+      for (int v = 0; v < values; ++v) {
+        const auto [r, c] = element_of(tv, lane, v);
+        if (r >= 0 && r < tv.rows && c >= 0 && c < tv.cols)
+          owner[static_cast<size_t>(r * tv.cols + c)] =
+              std::to_string(lane) + "." + std::to_string(v);
+      }
+    md += "\n\nowner (lane.value) of " + letter + "[row, col]:\n\n```text\n";
+    for (int r = 0; r < tv.rows; ++r) {
+      for (int c = 0; c < tv.cols; ++c) {
+        std::string cell = owner[static_cast<size_t>(r * tv.cols + c)];
+        md += std::string(cell.size() < 5 ? 5 - cell.size() : 0, ' ') + cell + " ";
+      }
+      md.back() = '\n';
+    }
+    md += "```";
+  }
+  return md;
+}
+
+const Expr *base_name(const Expr &e) {
+  if (e.kind == ExprKind::Name)
+    return &e;
+  if (e.kind == ExprKind::Subscript)
+    return base_name(*e.operands[0]);
+  return nullptr;
+}
+
+// The first matrix instruction of the function that takes `symbol` (or an
+// element view of it) as an operand, with that operand's thread–value layout.
+// The intrinsic a dotted name ("nvvm.mma_m16n8k16_bf16") names, or null.
+const sema::BuiltinSpec *intrinsic_named(const std::string &dotted) {
+  const size_t dot = dotted.find('.');
+  return dot == std::string::npos
+             ? nullptr
+             : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
+}
+
+std::string fragment_layout(const CheckedFile &file, const ast::Function &f,
+                            const sema::Symbol &symbol) {
+  std::string md;
+  query::for_each_expr(f.body, [&](const Expr &e) {
+    if (!md.empty() || e.kind != ExprKind::Call || e.callee().kind != ExprKind::Attribute)
+      return;
+    const std::string dotted = e.callee().dotted_name();
+    const sema::BuiltinSpec *spec = intrinsic_named(dotted);
+    if (!spec)
+      return;
+    for (size_t i = 0; i < e.arg_count() && i < spec->params.size(); ++i) {
+      const Expr *base = base_name(e.arg(i));
+      auto ref = base ? file.sema->references.find(base) : file.sema->references.end();
+      if (ref == file.sema->references.end() || ref->second != &symbol)
+        continue;
+      std::string operand(spec->params[i].name);
+      for (char &c : operand)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (const layout::TvLayout *tv = layout::find_tv_entry(dotted, operand))
+        md = ownership(*tv, std::string(spec->params[i].name), dotted);
+      return;
+    }
+  });
+  return md;
+}
+
+// The tags `tag(T, ...)` gives a tensor in the function, as T[i, j] ↦ record.
+std::string tag_records(const CheckedFile &file, const ast::Function &f,
+                        const sema::Symbol &symbol) {
+  std::string md;
+  query::for_each_expr(f.body, [&](const Expr &e) {
+    if (e.kind != ExprKind::Call || e.callee().dotted_name() != "tag" || e.arg_count() != 2 ||
+        e.arg(0).kind != ExprKind::Name)
+      return;
+    auto ref = file.sema->references.find(&e.arg(0));
+    if (ref == file.sema->references.end() || ref->second != &symbol)
+      return;
+    const Expr &fields = e.arg(1);
+    std::string index, record;
+    if (fields.kind == ExprKind::Lambda) {
+      for (size_t i = 0; i < fields.lambda_params.size(); ++i)
+        index += (i ? ", " : "") + fields.lambda_params[i].name;
+      record = std::string(file.source->text_in(fields.operands[0]->range));
+    } else {
+      std::vector<const Expr *> names;
+      if (fields.kind == ExprKind::Tuple)
+        for (const auto &op : fields.operands)
+          names.push_back(op.get());
+      else
+        names.push_back(&fields);
+      for (size_t i = 0; i < names.size(); ++i) {
+        const std::string coordinate = "i" + std::to_string(i);
+        index += (i ? ", " : "") + coordinate;
+        record += (i ? ", " : "") + names[i]->name + ": " + coordinate;
+      }
+      record = "{" + record + "}";
+    }
+    md += "\n\ntag `" + symbol.name + "[" + index + "]` ↦ `" + record + "`";
+  });
   return md;
 }
 
@@ -140,14 +275,11 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
   hover.range = name->range;
   const std::string dotted = name->dotted_name();
   if (name->kind == ExprKind::Attribute) {
-    const size_t dot = dotted.find('.');
-    const sema::BuiltinSpec *spec =
-        dot == std::string::npos
-            ? nullptr
-            : sema::find_intrinsic(dotted.substr(0, dot), dotted.substr(dot + 1));
+    const sema::BuiltinSpec *spec = intrinsic_named(dotted);
     if (!spec)
       return std::nullopt;
-    hover.markdown = "**intrinsic** `" + dotted + "`\n\n" + std::string(spec->doc);
+    hover.markdown = "**intrinsic** `" + dotted + "`\n\n" + query::builtin_documentation(*spec) +
+                     operand_layouts(*spec);
     return hover;
   }
   auto ref = sema.references.find(name);
@@ -167,10 +299,28 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
       hover.markdown += " = " + std::to_string(*c);
     if (symbol->is_constexpr)
       hover.markdown += " (constexpr)";
+    const ast::Function *function = query::function_at(file.module, position);
+    if (symbol->type.is_tensor()) {
+      if (auto layout = query::layout_of_symbol(file, function, *symbol)) {
+        hover.markdown += "\n\nlayout `" + layout->str() + "`";
+        if (layout->element_bytes > 1)
+          hover.markdown += " (the swizzle acts on byte addresses of " +
+                            std::to_string(layout->element_bytes) + "-byte elements)";
+      }
+      if (function) {
+        hover.markdown += tag_records(file, *function, *symbol);
+        hover.markdown += fragment_layout(file, *function, *symbol);
+      }
+    }
     return hover;
   }
   if (const sema::BuiltinSpec *spec = sema::find_builtin(name->name)) {
-    hover.markdown = "**builtin** `" + name->name + "`\n\n" + std::string(spec->doc);
+    hover.markdown = "**builtin** `" + name->name + "`\n\n" + query::builtin_documentation(*spec);
+    return hover;
+  }
+  if (const query::LanguageName *n = query::find_language_name(name->name); n && !n->doc.empty()) {
+    hover.markdown = "`" + n->name + "`" +
+                     (n->signature.empty() ? "" : ": `" + n->signature + "`") + "\n\n" + n->doc;
     return hover;
   }
   if (const sema::Type *type = sema.type_of(*name); type && !type->is_unknown()) {

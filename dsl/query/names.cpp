@@ -9,10 +9,6 @@
 
 namespace argus::query {
 
-bool contains(const Range &range, Position position) {
-  return !(position < range.begin) && position < range.end;
-}
-
 namespace {
 
 using ast::Expr;

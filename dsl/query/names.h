@@ -2,6 +2,8 @@
 // tables (not from spelling). Semantic tokens and navigation both read it.
 #pragma once
 
+#include "query_support.h"
+
 #include "argus/dsl/frontend.h"
 
 #include "../sema/builtins.h"
@@ -37,7 +39,5 @@ struct NameOccurrence {
 
 // All names of `file` in source order; empty when the file was refused before sema.
 std::vector<NameOccurrence> name_occurrences(const CheckedFile &file);
-
-bool contains(const Range &range, Position position);
 
 } // namespace argus::query

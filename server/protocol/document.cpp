@@ -18,7 +18,33 @@ size_t sequence_length(unsigned char lead) {
   return 1;
 }
 
+// The point (row, byte column) reached from `point` by reading `text`.
+TSPoint advance(TSPoint point, std::string_view text) {
+  for (char c : text) {
+    if (c == '\n') {
+      ++point.row;
+      point.column = 0;
+    } else {
+      ++point.column;
+    }
+  }
+  return point;
+}
+
 } // namespace
+
+TSInputEdit input_edit(std::string_view text, size_t start, size_t end,
+                       std::string_view replacement) {
+  start = std::min(start, text.size());
+  end = std::clamp(end, start, text.size());
+  const TSPoint start_point = advance(TSPoint{0, 0}, text.substr(0, start));
+  return TSInputEdit{static_cast<uint32_t>(start),
+                     static_cast<uint32_t>(end),
+                     static_cast<uint32_t>(start + replacement.size()),
+                     start_point,
+                     advance(start_point, text.substr(start, end - start)),
+                     advance(start_point, replacement)};
+}
 
 size_t offset_of(std::string_view text, LspPosition pos, ColumnUnit unit) {
   size_t line_start = 0;

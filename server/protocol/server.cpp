@@ -2,9 +2,11 @@
 
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
+#include "argus/server/editing_features.h"
 #include "argus/server/lsp_diagnostic.h"
 #include "argus/server/navigation.h"
 #include "argus/server/semantic_tokens.h"
+#include "refactors.h"
 
 #include <algorithm>
 #include <exception>
@@ -66,6 +68,8 @@ Server::~Server() {
   for (auto &[uri, state] : states_)
     if (state.cancel)
       state.cancel->store(true);
+  for (auto &[id, cancelled] : running_commands_)
+    cancelled->store(true); // a benchmark's runner is killed
 }
 
 // The reader thread: client messages into the loop's inbox. It stops after
@@ -104,7 +108,11 @@ int Server::run() {
   }
   if (input_ended) {
     log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
-    drain(); // answer what waits for work already started
+    // Checks are bounded: finish them and answer what waits for them. A
+    // command may run for minutes (a benchmark) for a client that is gone.
+    for (auto &[id, cancelled] : running_commands_)
+      cancelled->store(true);
+    drain();
   }
   reader.join();
   return shutdown_ && (exited_ || input_ended) ? 0 : 1;
@@ -189,6 +197,10 @@ void Server::cancel(const json &id) {
   };
   if (take(workspace_waiting_))
     return;
+  if (auto it = running_commands_.find(id.dump()); it != running_commands_.end()) {
+    it->second->store(true); // the command answers -32800 when it stops
+    return;
+  }
   for (auto &[uri, state] : states_)
     if (take(state.waiting))
       return;
@@ -219,9 +231,19 @@ bool Server::ready_or_park(const std::string &method, const json &request) {
     workspace_waiting_.push_back(request);
     return false;
   }
+  const json params = request.value("params", json::object());
+  if (method == "workspace/executeCommand" && params.is_object() &&
+      params.value("command", json()) == "argus.explain") {
+    // The explanation is of the current version's check: wait for it.
+    const auto uri = command_document_uri(params.value("arguments", json::array()));
+    const Document *document = uri ? documents_.find(*uri) : nullptr;
+    if (document == nullptr || states_[*uri].full_version == document->version)
+      return true;
+    states_[*uri].waiting.push_back(request);
+    return false;
+  }
   if (!front && !full)
     return true;
-  const json params = request.value("params", json::object());
   if (!params.is_object() || !params.contains("textDocument") ||
       !params["textDocument"].is_object() || !params["textDocument"].contains("uri") ||
       !params["textDocument"]["uri"].is_string())
@@ -269,7 +291,7 @@ void Server::dispatch_request(const json &request) {
     } else if (method == "workspace/diagnostic") {
       reply(id, workspace_diagnostics());
     } else if (method == "textDocument/codeAction") {
-      reply(id, code_actions(params));
+      code_actions_request(id, params);
     } else if (method == "textDocument/hover") {
       reply(id, hover(params));
     } else if (method == "textDocument/documentSymbol") {
@@ -291,10 +313,23 @@ void Server::dispatch_request(const json &request) {
                                           : prepare_rename_result(file, params, encoding_);
       answer.error_code ? reply_error(id, answer.error_code, answer.error_message)
                         : reply(id, answer.result);
+    } else if (method == "textDocument/completion") {
+      reply(id, completion_result(*current_check(params.at("textDocument").at("uri")), params,
+                                  encoding_, CompletionOptions{snippet_support_}));
+    } else if (method == "textDocument/signatureHelp") {
+      reply(id, signature_help_result(*current_check(params.at("textDocument").at("uri")), params,
+                                      encoding_));
+    } else if (method == "textDocument/inlayHint") {
+      reply(id, inlay_hints_result(*current_check(params.at("textDocument").at("uri")), params,
+                                   encoding_));
+    } else if (method == "workspace/executeCommand") {
+      execute_command_request(id, params);
     } else {
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
     }
   } catch (const RequestError &error) {
+    reply_error(id, error.code, error.message);
+  } catch (const CommandError &error) {
     reply_error(id, error.code, error.message);
   } catch (const json::exception &error) {
     reply_error(id, error_code::kInvalidParams, std::string("invalid params: ") + error.what());
@@ -360,6 +395,18 @@ json Server::initialize(const json &params) {
       }
     }
   }
+  snippet_support_ = false;
+  try { // a malformed capability only turns snippets off
+    snippet_support_ =
+        params.is_object() &&
+        params.value(
+            "/capabilities/textDocument/completion/completionItem/snippetSupport"_json_pointer,
+            false);
+  } catch (const json::exception &) {
+  }
+  client_progress_ = params.is_object() && params.value("capabilities", json::object())
+                                                   .value("window", json::object())
+                                                   .value("workDoneProgress", false) == true;
   if (params.is_object() && params.contains("initializationOptions"))
     for (const std::string &problem : configure(params["initializationOptions"]))
       log_.error("initializationOptions: " + problem);
@@ -372,14 +419,18 @@ json Server::initialize(const json &params) {
         {"textDocumentSync",
          {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
         {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", true}}},
-        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+        {"codeActionProvider", {{"codeActionKinds", code_action_kinds()}}},
         {"hoverProvider", true},
         {"documentSymbolProvider", true},
         {"semanticTokensProvider",
          {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", false}}},
         {"definitionProvider", true},
         {"referencesProvider", true},
-        {"renameProvider", {{"prepareProvider", true}}}}},
+        {"renameProvider", {{"prepareProvider", true}}},
+        {"completionProvider", {{"triggerCharacters", {".", "@"}}, {"resolveProvider", false}}},
+        {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
+        {"inlayHintProvider", true},
+        {"executeCommandProvider", {{"commands", command_names()}}}}},
       {"serverInfo", {{"name", "argus"}, {"version", options_.version}}},
   };
 }
@@ -392,36 +443,6 @@ void Server::did_open(const json &params) {
   state.edited_tree.reset(); // a reopened document starts from scratch
   version_changed(uri);
 }
-
-namespace {
-
-// The tree-sitter point (row, byte column) of a byte offset.
-TSPoint point_at(std::string_view text, size_t offset) {
-  TSPoint point{0, 0};
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++point.row;
-      point.column = 0;
-    } else {
-      ++point.column;
-    }
-  }
-  return point;
-}
-
-TSPoint point_after(TSPoint point, std::string_view inserted) {
-  for (char c : inserted) {
-    if (c == '\n') {
-      ++point.row;
-      point.column = 0;
-    } else {
-      ++point.column;
-    }
-  }
-  return point;
-}
-
-} // namespace
 
 void Server::did_change(const json &params) {
   const json &item = params.at("textDocument");
@@ -445,11 +466,7 @@ void Server::did_change(const json &params) {
       const LspRange lsp{parse_position(range.at("start")), parse_position(range.at("end"))};
       const size_t start = offset_of(text, lsp.start, encoding_);
       const size_t end = std::max(start, offset_of(text, lsp.end, encoding_));
-      const TSPoint start_point = point_at(text, start);
-      tree_edits.push_back(TSInputEdit{static_cast<uint32_t>(start), static_cast<uint32_t>(end),
-                                       static_cast<uint32_t>(start + replacement.size()),
-                                       start_point, point_at(text, end),
-                                       point_after(start_point, replacement)});
+      tree_edits.push_back(input_edit(text, start, end, replacement));
       text.replace(start, end - start, replacement);
     } else {
       text = replacement;
@@ -645,6 +662,7 @@ std::vector<std::string> Server::configure(const json &settings) {
   std::vector<std::string> problems;
   if (!settings.is_object())
     return {"expected an object"};
+  problems = configure_commands(settings, command_settings_);
   if (!settings.contains("checker"))
     return problems;
   const json &c = settings["checker"];
@@ -745,7 +763,8 @@ json Server::hover(const json &params) {
 }
 
 // Quick fixes: the verified fixes the checker listed in data["fixes"] of the
-// document's current diagnostics that overlap the requested range.
+// document's current diagnostics that overlap the requested range; then the
+// verified refactors at the range (server/protocol/refactors.cpp).
 json Server::code_actions(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   const Document *document = documents_.find(uri);
@@ -759,9 +778,11 @@ json Server::code_actions(const json &params) {
   // The diagnostics (and their edits) of exactly the current text.
   const FullCheck &checked = current_full(uri);
   const SourceFile &source = *checked.file->source;
+  const bool quick_fixes = code_action_kind_wanted(params, "quickfix");
   for (const Diagnostic &d : checked.diagnostics) {
     const size_t begin = source.offset(d.range.begin), end = source.offset(d.range.end);
-    if (end < from || begin > to || !d.data.is_object() || !d.data.contains("fixes"))
+    if (!quick_fixes || end < from || begin > to || !d.data.is_object() ||
+        !d.data.contains("fixes"))
       continue;
     for (const json &fix : d.data["fixes"]) {
       auto edits = check::fix_edits(d.data, fix.get<std::string>());
@@ -779,6 +800,53 @@ json Server::code_actions(const json &params) {
     }
   }
   return actions;
+}
+
+// Quick fixes at once; the refactors (each verified by a re-check, up to
+// seconds) on a command worker, which answers with both. A new version of
+// the document while it works answers -32801; $/cancelRequest stops it.
+void Server::code_actions_request(const json &id, const json &params) {
+  json actions = code_actions(params);
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  bool refactors_wanted = false;
+  for (const json &kind : code_action_kinds())
+    refactors_wanted =
+        refactors_wanted ||
+        (kind != "quickfix" && code_action_kind_wanted(params, kind.get<std::string>()));
+  if (!refactors_wanted) {
+    reply(id, std::move(actions));
+    return;
+  }
+  const DocumentState &state = states_.at(uri);
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  running_commands_[id.dump()] = cancelled;
+  ++in_flight_;
+  check::CheckerOptions options = scheduler_.checker_options();
+  options.deadline = std::chrono::steady_clock::now() + scheduler_.check_time_limit();
+  commands_.post([this, id, params, actions = std::move(actions), full = state.full,
+                  latest = state.latest, version = state.full_version, cancelled, options,
+                  encoding = encoding_]() mutable {
+    options.cancel = cancelled.get();
+    try {
+      json refactors = refactors_result(*full->file, params, encoding, options);
+      if (cancelled->load())
+        reply_error(id, error_code::kRequestCancelled, "request cancelled");
+      else if (latest->load() != version)
+        reply_error(id, error_code::kContentModified, "the document changed");
+      else {
+        for (json &action : refactors)
+          actions.push_back(std::move(action));
+        reply(id, std::move(actions));
+      }
+    } catch (const std::exception &error) {
+      log_.error(std::string("internal error in codeAction refactors: ") + error.what());
+      reply_error(id, error_code::kInternalError, error.what());
+    }
+    post_task([this, id] {
+      running_commands_.erase(id.dump());
+      --in_flight_;
+    });
+  });
 }
 
 json Server::pull_diagnostics(const json &params) {

@@ -45,6 +45,23 @@ std::vector<std::string> child_environment(const ProcessOptions &options) {
   return result;
 }
 
+// execve's argv and envp (pointers into strings this object owns).
+struct ExecArguments {
+  ExecArguments(const std::string &program, const std::vector<std::string> &args,
+                const ProcessOptions &options)
+      : env(child_environment(options)) {
+    argv.push_back(const_cast<char *>(program.c_str()));
+    for (const std::string &arg : args)
+      argv.push_back(const_cast<char *>(arg.c_str()));
+    argv.push_back(nullptr);
+    for (const std::string &entry : env)
+      envp.push_back(const_cast<char *>(entry.c_str()));
+    envp.push_back(nullptr);
+  }
+  std::vector<std::string> env;
+  std::vector<char *> argv, envp;
+};
+
 // Reads what is available; false at end of stream (EIO is how a pty ends).
 bool drain(int fd, std::string &into) {
   char buffer[65536];
@@ -71,15 +88,7 @@ bool pseudo_terminals_available() {
 ProcessResult run_process(const std::string &program, const std::vector<std::string> &args,
                           const ProcessOptions &options) {
   ProcessResult result;
-  const std::vector<std::string> env_strings = child_environment(options);
-  std::vector<char *> envp;
-  for (const std::string &entry : env_strings)
-    envp.push_back(const_cast<char *>(entry.c_str()));
-  envp.push_back(nullptr);
-  std::vector<char *> argv = {const_cast<char *>(program.c_str())};
-  for (const std::string &arg : args)
-    argv.push_back(const_cast<char *>(arg.c_str()));
-  argv.push_back(nullptr);
+  const ExecArguments exec(program, args, options);
 
   int out_read = -1;
   int out_write = -1;
@@ -129,7 +138,7 @@ ProcessResult run_process(const std::string &program, const std::vector<std::str
     close(err_fds[1]);
     if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0)
       _exit(127);
-    execve(program.c_str(), argv.data(), envp.data());
+    execve(program.c_str(), exec.argv.data(), exec.envp.data());
     _exit(127);
   }
   if (stdin_fd >= 0)
@@ -179,15 +188,7 @@ ProcessResult run_process(const std::string &program, const std::vector<std::str
 InteractiveProcess::InteractiveProcess(const std::string &program,
                                        const std::vector<std::string> &args,
                                        const ProcessOptions &options) {
-  const std::vector<std::string> env_strings = child_environment(options);
-  std::vector<char *> envp;
-  for (const std::string &entry : env_strings)
-    envp.push_back(const_cast<char *>(entry.c_str()));
-  envp.push_back(nullptr);
-  std::vector<char *> argv = {const_cast<char *>(program.c_str())};
-  for (const std::string &arg : args)
-    argv.push_back(const_cast<char *>(arg.c_str()));
-  argv.push_back(nullptr);
+  const ExecArguments exec(program, args, options);
   int in_fds[2], out_fds[2], err_fds[2];
   if (pipe(in_fds) != 0 || pipe(out_fds) != 0 || pipe(err_fds) != 0)
     return;
@@ -201,7 +202,7 @@ InteractiveProcess::InteractiveProcess(const std::string &program,
       close(fd);
     if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0)
       _exit(127);
-    execve(program.c_str(), argv.data(), envp.data());
+    execve(program.c_str(), exec.argv.data(), exec.envp.data());
     _exit(127);
   }
   close(in_fds[0]);

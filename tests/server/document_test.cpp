@@ -2,7 +2,12 @@
 // with non-ASCII text (two-, three- and four-byte characters).
 #include "argus/server/document.h"
 
+#include "argus/dsl/syntax_tree.h"
+
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
 
 namespace argus::server {
 namespace {
@@ -84,6 +89,64 @@ TEST(DocumentStore, OpenFindClose) {
   EXPECT_TRUE(store.close("file:///a"));
   EXPECT_FALSE(store.close("file:///a"));
   EXPECT_EQ(store.find("file:///a"), nullptr);
+}
+
+} // namespace
+} // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+std::string sexp(const SyntaxTree &tree) {
+  char *text = ts_node_string(tree.root());
+  std::string result(text);
+  free(text);
+  return result;
+}
+
+// Edits told to the old tree with input_edit, then an incremental reparse,
+// give the same tree as parsing the new text from scratch (a wrong new end,
+// for one, leaves stale nodes behind).
+TEST(InputEdit, IncrementalReparseMatchesAFreshParse) {
+  std::string text = "N = 4\n"
+                     "@kernel(grid=(1,), block=(32,))\n"
+                     "def k(A: Tensor((32,), f32)):\n"
+                     "    x = \"\xC3\xA9\"  # \xF0\x9F\x98\x80\n"
+                     "    A[thread_id(0)] = 1.0\n";
+  SyntaxTree tree = SyntaxTree::parse(text);
+  struct Edit {
+    std::string_view find;
+    std::string_view replacement;
+  };
+  const Edit edits[] = {{"N = 4", "N = 16\nM = 2"},
+                        {"1.0", "x + 2.0"},
+                        {"\xF0\x9F\x98\x80", ""},
+                        {"(32,)", "(N, M)"},
+                        {"    A[", "    if x:\n        A["}};
+  for (const Edit &e : edits) {
+    const size_t start = text.find(e.find);
+    ASSERT_NE(start, std::string::npos) << e.find;
+    tree.edit(input_edit(text, start, start + e.find.size(), e.replacement));
+    text.replace(start, e.find.size(), e.replacement);
+    tree = SyntaxTree::reparse(text, tree);
+    EXPECT_EQ(sexp(tree), sexp(SyntaxTree::parse(text))) << "after replacing " << e.find;
+  }
+}
+
+TEST(InputEdit, PointsCountRowsAndByteColumns) {
+  const TSInputEdit edit = input_edit("ab\nc\xC3\xA9x\n", 4, 7, "Q\nR");
+  EXPECT_EQ(edit.start_byte, 4u);
+  EXPECT_EQ(edit.old_end_byte, 7u);
+  EXPECT_EQ(edit.new_end_byte, 7u);
+  EXPECT_EQ(edit.start_point.row, 1u);
+  EXPECT_EQ(edit.start_point.column, 1u);
+  EXPECT_EQ(edit.old_end_point.row, 1u);
+  EXPECT_EQ(edit.old_end_point.column, 4u);
+  EXPECT_EQ(edit.new_end_point.row, 2u);
+  EXPECT_EQ(edit.new_end_point.column, 1u);
+  // Out-of-range offsets are clamped, never read past the text.
+  const TSInputEdit clamped = input_edit("abc", 2, 99, "");
+  EXPECT_EQ(clamped.old_end_byte, 3u);
 }
 
 } // namespace

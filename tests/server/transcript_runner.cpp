@@ -10,6 +10,8 @@
 //   <-- JSON         an expected server message (partial match, see below)
 //   exit N           the expected exit status (default 0)
 //   args A B ...     extra arguments for `argus lsp`
+//   env NAME=VALUE   an environment variable for the server; @DIR@ in VALUE
+//                    is the transcript's folder (to reach test scripts)
 // The server runs as a subprocess with a pipe as stdin. Client lines are sent
 // in batches: everything up to an expected message is sent, then the runner
 // waits (up to 30 s) until a server message matches it, then goes on. So a
@@ -20,7 +22,9 @@
 // each expectation may match any message not matched yet, in arrival order.
 // After the last line stdin is closed. Partial match: every key of an
 // expected object must be present and match recursively; arrays match
-// element-wise and by length; scalars by equality.
+// element-wise and by length; scalars by equality. An expected object
+// {"$contains": [E1, E2, ...]} matches an array in which each Ei matches some
+// element (long lists such as completions, where order and length are not the point).
 
 #include "process.h"
 
@@ -31,6 +35,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -42,6 +47,18 @@ namespace {
 using nlohmann::json;
 
 bool matches(const json &expected, const json &actual) {
+  if (expected.is_object() && expected.size() == 1 && expected.contains("$contains")) {
+    if (!actual.is_array())
+      return false;
+    for (const json &wanted : expected["$contains"]) {
+      bool found = false;
+      for (const json &element : actual)
+        found = found || matches(wanted, element);
+      if (!found)
+        return false;
+    }
+    return true;
+  }
   if (expected.is_object()) {
     if (!actual.is_object())
       return false;
@@ -121,6 +138,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> args = {"lsp"};
   int expected_exit = 0;
   size_t expectations = 0;
+  std::vector<std::pair<std::string, std::string>> env;
+  const std::string folder = std::filesystem::absolute(argv[2]).parent_path().string();
   std::string line;
   for (int number = 1; std::getline(file, line); ++number) {
     if (line.empty() || line[0] == '#')
@@ -147,13 +166,22 @@ int main(int argc, char **argv) {
       std::istringstream words(line.substr(5));
       for (std::string word; words >> word;)
         args.push_back(word);
+    } else if (line.starts_with("env ") && line.find('=') != std::string::npos) {
+      const size_t equals = line.find('=');
+      std::string value = line.substr(equals + 1);
+      for (size_t at; (at = value.find("@DIR@")) != std::string::npos;)
+        value.replace(at, 5, folder);
+      env.emplace_back(line.substr(4, equals - 4), value);
     } else {
       std::cerr << argv[2] << ":" << number << ": unknown line\n";
       return 2;
     }
   }
 
-  argus::testing::InteractiveProcess server(argv[1], args);
+  argus::testing::ProcessOptions options;
+  for (const auto &[name, value] : env)
+    options.env.emplace_back(name, value);
+  argus::testing::InteractiveProcess server(argv[1], args, options);
   if (!server.started()) {
     std::cerr << "FAIL: cannot start " << argv[1] << '\n';
     return 1;

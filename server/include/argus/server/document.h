@@ -4,6 +4,8 @@
 
 #include "argus/dsl/source.h"
 
+#include <tree_sitter/api.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -33,6 +35,11 @@ size_t offset_of(std::string_view text, LspPosition pos, ColumnUnit unit);
 // Replaces `range` of `text` (positions in `unit`) with `replacement`.
 // The end is clamped to be no earlier than the start.
 void apply_edit(std::string &text, LspRange range, std::string_view replacement, ColumnUnit unit);
+
+// The edit of replacing bytes [start, end) of `text` with `replacement`, in
+// tree-sitter's terms (bytes and row/byte-column points), for ts_tree_edit.
+TSInputEdit input_edit(std::string_view text, size_t start, size_t end,
+                       std::string_view replacement);
 
 struct Document {
   std::string uri;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "argus/dsl/frontend.h"
+#include "argus/server/commands.h"
 #include "argus/server/document.h"
 #include "argus/server/log.h"
 #include "argus/server/scheduler.h"
@@ -106,7 +107,8 @@ private:
   void did_change(const nlohmann::json &params);
   void did_close(const nlohmann::json &params);
   void did_save(const nlohmann::json &params);
-  nlohmann::json code_actions(const nlohmann::json &params);
+  nlohmann::json code_actions(const nlohmann::json &params); // the quick fixes
+  void code_actions_request(const nlohmann::json &id, const nlohmann::json &params);
   nlohmann::json hover(const nlohmann::json &params);
   nlohmann::json document_symbols(const nlohmann::json &params);
   // Applies {"checker": {...}} from initializationOptions or
@@ -131,6 +133,9 @@ private:
   // open; the dispatcher only calls handlers once it is ready).
   const CheckedFile *current_check(const std::string &uri);
   const FullCheck &current_full(const std::string &uri);
+  // workspace/executeCommand (server_commands.cpp -> commands.h): runs on a
+  // command worker, which answers `id` itself.
+  void execute_command_request(const nlohmann::json &id, const nlohmann::json &params);
 
   void reply(const nlohmann::json &id, nlohmann::json result);
   void reply_error(const nlohmann::json &id, int code, const std::string &message);
@@ -146,10 +151,16 @@ private:
   // The last semantic tokens sent per document, for full/delta.
   SemanticTokensCache semantic_tokens_;
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
+  bool snippet_support_ = false;     // completionItem.snippetSupport offered in initialize
+  CommandSettings command_settings_; // target, runner, benchmark time limit
+  bool client_progress_ = false;     // capabilities.window.workDoneProgress
   bool initialized_ = false;
   bool shutdown_ = false;
   bool exited_ = false;
-  Scheduler scheduler_; // last: destroyed (joined) first
+  // Commands running on commands_, by request id (JSON text): their cancel flags.
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_commands_;
+  WorkerPool commands_{2}; // compiles and benchmarks, apart from the checks
+  Scheduler scheduler_;    // last: destroyed (joined) first
 };
 
 } // namespace argus::server

@@ -1,0 +1,320 @@
+// argus.compile and argus.benchmark: the compile pipeline of `argus compile`
+// and the runner template of `argus bench` on a document's current text.
+#include "argus/codegen/artifact.h"
+#include "argus/codegen/pipeline.h"
+#include "argus/codegen/runner_command.h"
+#include "argus/server/lsp_diagnostic.h"
+#include "commands_internal.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace argus::server::detail {
+
+namespace {
+
+using nlohmann::json;
+
+std::string_view status_name(codegen::PipelineStatus status) {
+  switch (status) {
+  case codegen::PipelineStatus::Ok:
+    return "ok";
+  case codegen::PipelineStatus::Errors:
+    return "errors";
+  case codegen::PipelineStatus::ToolMissing:
+    return "tool-missing";
+  case codegen::PipelineStatus::IoError:
+    return "io-error";
+  }
+  return "errors";
+}
+
+bool flag(const json &object, const char *key) {
+  if (!object.contains(key))
+    return false;
+  if (!object[key].is_boolean())
+    throw CommandError{kInvalidParams, std::string("\"") + key + "\": expected true or false"};
+  return object[key].get<bool>();
+}
+
+std::optional<std::string> string_argument(const json &object, const char *key) {
+  if (!object.contains(key))
+    return std::nullopt;
+  if (!object[key].is_string() || object[key].get<std::string>().empty())
+    throw CommandError{kInvalidParams, std::string("\"") + key + "\": expected a path"};
+  return object[key].get<std::string>();
+}
+
+// Where argus.compile writes a document's artifact unless told: one directory
+// per document and target under the temporary directory, so a save is not
+// needed and the workspace is left alone.
+std::string default_output_dir(const DocumentSnapshot &document, codegen::GpuTarget target) {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec)
+    base = "/tmp";
+  const std::string stem = std::filesystem::path(document.path).stem().string();
+  return (base / "argus-lsp" /
+          ((stem.empty() ? std::string("document") : stem) + "-" +
+           codegen::sha256_hex(document.uri).substr(0, 12) + "." +
+           std::string(codegen::target_name(target))))
+      .string();
+}
+
+codegen::PipelineRequest pipeline_request(const json &object, const DocumentSnapshot &document,
+                                          const CommandContext &context) {
+  codegen::PipelineRequest request;
+  request.path = document.path;
+  request.text = document.text;
+  request.target = command_target(object, context);
+  request.emit_only = flag(object, "emitOnly");
+  request.argus_version = context.argus_version;
+  return request;
+}
+
+// `argus compile --format=json`'s object, with LSP diagnostics in the
+// negotiated encoding, the status, the generated source and the document's version.
+json compile_json(const codegen::PipelineRequest &request, const codegen::PipelineResult &result,
+                  const DocumentSnapshot &document, const CommandContext &context) {
+  json j = codegen::pipeline_json(request, result);
+  j["uri"] = document.uri;
+  j["version"] = document.version;
+  j["status"] = std::string(status_name(result.status));
+  j["ok"] = result.status == codegen::PipelineStatus::Ok;
+  j["emitOnly"] = request.emit_only;
+  if (!result.source.empty())
+    j["source"] = result.source;
+  json diagnostics = json::array();
+  if (result.checked.source)
+    for (const Diagnostic &d : result.diagnostics)
+      diagnostics.push_back(
+          lsp_diagnostic(*result.checked.source, d, document.uri, context.encoding));
+  j["diagnostics"] = std::move(diagnostics);
+  return j;
+}
+
+// $/progress for one request: the client's workDoneToken, else a token the
+// server asks the client to create, else none (nothing is sent).
+class Progress {
+public:
+  Progress(const CommandContext &context, std::string title)
+      : context_(context), title_(std::move(title)) {
+    if (!context.notify)
+      return;
+    const json &given = context.work_done_token;
+    if (given.is_string() || given.is_number_integer()) {
+      token_ = given;
+    } else if (context.client_creates_progress) {
+      static std::atomic<int64_t> next{1};
+      const int64_t n = next++;
+      token_ = "argus/progress/" + std::to_string(n);
+      context.notify({{"jsonrpc", "2.0"},
+                      {"id", "argus/create-progress/" + std::to_string(n)},
+                      {"method", "window/workDoneProgress/create"},
+                      {"params", {{"token", token_}}}});
+    }
+  }
+  Progress(const Progress &) = delete;
+  Progress &operator=(const Progress &) = delete;
+  ~Progress() {
+    if (begun_ && !ended_)
+      end("stopped");
+  }
+
+  void begin(const std::string &message) {
+    send({{"kind", "begin"},
+          {"title", title_},
+          {"cancellable", true},
+          {"message", message},
+          {"percentage", 0}});
+    begun_ = true;
+  }
+  void report(const std::string &message, int percentage) {
+    send({{"kind", "report"}, {"message", message}, {"percentage", percentage}});
+  }
+  void end(const std::string &message) {
+    send({{"kind", "end"}, {"message", message}});
+    ended_ = true;
+  }
+
+private:
+  void send(json value) {
+    if (token_.is_null())
+      return;
+    context_.notify({{"jsonrpc", "2.0"},
+                     {"method", "$/progress"},
+                     {"params", {{"token", token_}, {"value", std::move(value)}}}});
+  }
+
+  const CommandContext &context_;
+  std::string title_;
+  json token_;
+  bool begun_ = false;
+  bool ended_ = false;
+};
+
+// A temporary artifact directory, removed when the benchmark is done.
+struct TemporaryDirectory {
+  std::string path;
+  TemporaryDirectory() {
+    std::error_code ec;
+    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    std::string pattern = ((ec ? std::filesystem::path("/tmp") : base) / "argus-lsp-bench-XXXXXX");
+    if (mkdtemp(pattern.data()))
+      path = pattern;
+  }
+  TemporaryDirectory(const TemporaryDirectory &) = delete;
+  TemporaryDirectory &operator=(const TemporaryDirectory &) = delete;
+  ~TemporaryDirectory() {
+    std::error_code ec;
+    if (!path.empty())
+      std::filesystem::remove_all(path, ec);
+  }
+};
+
+std::string runner_arguments(const json &object) {
+  std::string extra;
+  if (!object.contains("args"))
+    return extra;
+  const json &args = object["args"];
+  if (!args.is_array())
+    throw CommandError{kInvalidParams, "\"args\": expected an array of strings"};
+  for (const json &a : args) {
+    if (!a.is_string())
+      throw CommandError{kInvalidParams, "\"args\": expected an array of strings"};
+    extra += (extra.empty() ? "" : " ") + codegen::shell_quote(a.get<std::string>());
+  }
+  return extra;
+}
+
+// What the runner's output says: result objects, a runner error, or why there is neither.
+void interpret_runner(const codegen::ShellResult &run, const std::string &command, double timeout_s,
+                      json &result) {
+  auto fail = [&](const std::string &stage, const std::string &message) {
+    result["ok"] = false;
+    result["stage"] = stage;
+    result["error"] = message;
+  };
+  std::ostringstream seconds;
+  seconds << timeout_s;
+  if (run.timed_out)
+    return fail("timeout", "the runner did not finish within " + seconds.str() +
+                               " s and was killed: " + command);
+  if (run.exit_code < 0 && run.signal == 0)
+    return fail("runner", "could not start /bin/sh for: " + command);
+  if (run.signal != 0)
+    return fail("runner",
+                "the runner was killed by signal " + std::to_string(run.signal) + ": " + command);
+  const auto output = codegen::parse_runner_output(run.out);
+  if (!output) {
+    std::string what = run.out.empty()
+                           ? "printed nothing on stdout"
+                           : "printed no JSON result: " + codegen::text_tail(run.out, 300);
+    if (run.exit_code != 0)
+      what = "exited with status " + std::to_string(run.exit_code) + " and " + what;
+    return fail("runner", "the runner " + what + " (command: " + command + ")");
+  }
+  // An error object has a string "error" (a result's "error" is a number or null).
+  if (output->is_object() && output->contains("error") && (*output)["error"].is_string()) {
+    fail(output->value("stage", std::string("runner")), (*output)["error"].get<std::string>());
+    result["runner"] = json::parse(output->dump());
+    return;
+  }
+  json results = json::array();
+  bool all_ok = run.exit_code == 0;
+  for (const auto &item : output->is_array() ? *output : nlohmann::ordered_json::array({*output})) {
+    if (!item.is_object())
+      return fail("runner", "the runner's JSON is not a result object or an array of them");
+    all_ok = all_ok && (item.value("refused", false) || item.value("correct", false));
+    results.push_back(json::parse(item.dump()));
+  }
+  result["results"] = std::move(results);
+  result["ok"] = all_ok;
+  if (!all_ok) {
+    result["stage"] = run.exit_code != 0 ? "runner" : "results";
+    result["error"] = run.exit_code != 0
+                          ? "the runner exited with status " + std::to_string(run.exit_code)
+                          : std::string("some kernels are not correct");
+  }
+}
+
+} // namespace
+
+json compile_command(const json &object, CommandContext &context) {
+  const DocumentSnapshot &document = command_document(object, context);
+  codegen::PipelineRequest request = pipeline_request(object, document, context);
+  request.output_dir =
+      string_argument(object, "output").value_or(default_output_dir(document, request.target));
+  const codegen::PipelineResult result = codegen::run_pipeline(request);
+  throw_if_cancelled(context);
+  json j = compile_json(request, result, document, context);
+  if (result.status == codegen::PipelineStatus::ToolMissing &&
+      request.target == codegen::GpuTarget::Sm90)
+    j["error"] = result.error + "; pass \"emitOnly\": true to skip compiling";
+  return j;
+}
+
+json benchmark_command(const json &object, CommandContext &context) {
+  const DocumentSnapshot &document = command_document(object, context);
+  codegen::PipelineRequest request = pipeline_request(object, document, context);
+  const std::string extra = runner_arguments(object);
+  const std::optional<std::string> keep = string_argument(object, "keep");
+  const std::string file = std::filesystem::path(document.path).filename().string();
+
+  Progress progress(context, "Benchmark " + file);
+  progress.begin("compiling " + file + " for " + std::string(codegen::target_name(request.target)));
+  TemporaryDirectory temporary;
+  if (!keep && temporary.path.empty())
+    throw CommandError{-32603, "cannot create a temporary directory for the artifact"};
+  request.output_dir = keep ? *keep : temporary.path;
+  const codegen::PipelineResult compiled = codegen::run_pipeline(request);
+  if (context.cancelled.load()) {
+    progress.end("cancelled");
+    throw_if_cancelled(context);
+  }
+  json result = {{"uri", document.uri},
+                 {"version", document.version},
+                 {"target", std::string(codegen::target_name(request.target))},
+                 {"compile", compile_json(request, compiled, document, context)}};
+  result["compile"].erase("source"); // argus.compile gives it; here it would only weigh
+  if (!keep)
+    result["compile"].erase("artifact"); // removed when the benchmark is done
+  if (compiled.status != codegen::PipelineStatus::Ok) {
+    result["ok"] = false;
+    result["stage"] = "compile";
+    result["error"] =
+        compiled.error.empty() ? "the compile failed (see compile.diagnostics)" : compiled.error;
+    progress.end("compile failed");
+    return result;
+  }
+  std::error_code ec;
+  const std::string artifact = std::filesystem::absolute(compiled.artifact, ec).string();
+  const std::string command =
+      codegen::expand_template(context.settings.runner, codegen::find_runner(), artifact,
+                               codegen::target_name(request.target), extra);
+  result["command"] = command;
+  if (keep)
+    result["artifact"] = artifact;
+  progress.report("running " + command, 30);
+  const auto timeout = std::chrono::milliseconds(
+      static_cast<long long>(context.settings.benchmark_timeout_s * 1000));
+  const codegen::ShellResult run = codegen::run_shell(command, timeout, &context.cancelled);
+  if (run.cancelled) {
+    progress.end("cancelled; the runner was killed");
+    throw CommandError{kRequestCancelled, "request cancelled; the runner was killed"};
+  }
+  result["exitCode"] = run.exit_code;
+  if (!run.err.empty())
+    result["stderr"] = codegen::text_tail(run.err, 4000);
+  interpret_runner(run, command, context.settings.benchmark_timeout_s, result);
+  if (result["ok"].get<bool>())
+    progress.end(std::to_string(result["results"].size()) + " result(s), all correct");
+  else
+    progress.end(result["error"].get<std::string>());
+  return result;
+}
+
+} // namespace argus::server::detail
