@@ -119,7 +119,12 @@ std::optional<KernelReport> CheckCache::find(uint64_t key) const {
 
 void CheckCache::store(uint64_t key, const KernelReport &report) {
   std::lock_guard<std::mutex> lock(mutex_);
-  reports_[key] = report;
+  if (reports_.insert_or_assign(key, report).second)
+    order_.push_back(key);
+  while (reports_.size() > capacity_) {
+    reports_.erase(order_.front());
+    order_.pop_front();
+  }
 }
 
 size_t CheckCache::size() const {

@@ -195,6 +195,21 @@ TEST(CacheTest, CommentsDocstringsAndTrailingSpacesKeepTheReport) {
   EXPECT_FALSE(again[0].from_cache);
 }
 
+TEST(CacheTest, KeepsAtMostItsCapacityOldestFirstOut) {
+  check::CheckCache cache(2);
+  check::KernelReport report;
+  for (uint64_t key : {1, 2, 3}) {
+    report.kernel = "k" + std::to_string(key);
+    cache.store(key, report);
+  }
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_FALSE(cache.find(1));
+  EXPECT_EQ(cache.find(3)->kernel, "k3");
+  cache.store(2, report); // storing a key again does not make room twice
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_TRUE(cache.find(2) && cache.find(3));
+}
+
 TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
   check::CheckCache cache;
   const CheckedFile a = front_end("two.argus", kTwoKernels);

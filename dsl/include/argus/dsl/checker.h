@@ -25,6 +25,7 @@
 #include "argus/dsl/frontend.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,15 +64,20 @@ struct KernelReport {
 
 // Results per kernel, keyed by a hash of the kernel's text, the @device
 // functions and module constants it can see, and the options. Thread-safe.
+// At most `capacity` reports are kept; the oldest stored goes first (a long
+// editing session makes one report per distinct kernel text).
 class CheckCache {
 public:
+  explicit CheckCache(size_t capacity = 256) : capacity_(capacity == 0 ? 1 : capacity) {}
   std::optional<KernelReport> find(uint64_t key) const;
   void store(uint64_t key, const KernelReport &report);
   size_t size() const;
 
 private:
   mutable std::mutex mutex_;
+  size_t capacity_;
   std::unordered_map<uint64_t, KernelReport> reports_;
+  std::deque<uint64_t> order_; // keys, oldest first
 };
 
 // Checks every kernel of a file the front end accepted without errors.
