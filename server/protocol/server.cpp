@@ -504,7 +504,13 @@ void Server::did_save(const json &params) {
   if (text == document->text)
     return;
   document->text = text;
-  states_[uri].edited_tree.reset();
+  DocumentState &state = states_[uri];
+  state.edited_tree.reset();
+  // Same version, other text: the results of the old text are not current.
+  state.front.reset();
+  state.front_version = -1;
+  state.full.reset();
+  state.full_version = -1;
   version_changed(uri);
 }
 
@@ -561,7 +567,9 @@ void Server::front_end_done(const std::string &uri, int64_t version,
   --in_flight_;
   const Document *document = documents_.find(uri);
   auto it = states_.find(uri);
-  if (!file || document == nullptr || it == states_.end() || document->version != version)
+  // A save can change the text without a new version: the text decides too.
+  if (!file || document == nullptr || it == states_.end() || document->version != version ||
+      file->source->text() != document->text)
     return; // superseded or closed: a newer job is on its way
   DocumentState &state = it->second;
   state.front = std::move(file);
@@ -598,7 +606,8 @@ void Server::check_done(const std::string &uri, int64_t version, FullCheck resul
   DocumentState &state = it->second;
   state.checking = false;
   const bool cancelled = state.cancel && state.cancel->load();
-  if (document->version == version && !cancelled) {
+  if (document->version == version && !cancelled &&
+      result.file->source->text() == document->text) {
     state.full = std::make_shared<const FullCheck>(std::move(result));
     state.full_version = version;
     publish(uri, *state.full, version);
