@@ -226,7 +226,12 @@ int main(int argc, char **argv) {
       server.finish(ok ? deadline : std::chrono::steady_clock::now() + std::chrono::seconds(5));
   framing_ok = framing_ok && parse_frames(outcome.out, parsed, messages);
   if (!framing_ok || parsed != outcome.out.size()) {
-    std::cerr << "FAIL: stdout is not a sequence of framed JSON messages\n";
+    std::cerr
+        << "FAIL: stdout is not a sequence of framed JSON messages (exit status "
+        << outcome.exit_code << ", signal " << outcome.signal << "); from byte " << parsed << " of "
+        << outcome.out.size() << ": "
+        << json(outcome.out.substr(parsed, 400)).dump(-1, ' ', true, json::error_handler_t::replace)
+        << '\n';
     ok = false;
   }
   if (ok && outcome.timed_out) {
