@@ -1,6 +1,7 @@
 #include "argus/server/document.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace argus::server {
 namespace {
@@ -91,9 +92,13 @@ Document &DocumentStore::open(std::string uri, std::string text, int64_t version
   return document;
 }
 
-Document *DocumentStore::find(const std::string &uri) {
+const Document *DocumentStore::find(const std::string &uri) const {
   const auto it = documents_.find(uri);
   return it == documents_.end() ? nullptr : &it->second;
+}
+
+Document *DocumentStore::find(const std::string &uri) {
+  return const_cast<Document *>(std::as_const(*this).find(uri));
 }
 
 bool DocumentStore::close(const std::string &uri) { return documents_.erase(uri) > 0; }

@@ -26,6 +26,17 @@ struct RequestError {
 
 bool valid_id(const json &id) { return id.is_number_integer() || id.is_string(); }
 
+// Whether `message` is an `exit` notification that handle() accepts (so it
+// ends the server). The reader stops reading after one, so the two must agree:
+// an invalid one (say "jsonrpc": "1.0") is answered and reading goes on.
+bool is_exit_notification(const json &message) {
+  if (!message.is_object() || message.contains("id") || message.value("jsonrpc", json()) != "2.0" ||
+      message.value("method", json()) != "exit")
+    return false;
+  const json params = message.value("params", json());
+  return params.is_null() || params.is_object() || params.is_array();
+}
+
 LspPosition parse_position(const json &value) {
   return LspPosition{value.at("line").get<uint32_t>(), value.at("character").get<uint32_t>()};
 }
@@ -86,8 +97,7 @@ void Server::read_loop() {
       events_.push(Event{Event::Kind::ParseError, {}, next.error, {}});
       continue;
     }
-    const bool is_exit = next.message.is_object() && !next.message.contains("id") &&
-                         next.message.value("method", json()) == "exit";
+    const bool is_exit = is_exit_notification(next.message);
     events_.push(Event{Event::Kind::Message, std::move(next.message), {}, {}});
     if (is_exit)
       return;
@@ -606,8 +616,7 @@ void Server::check_done(const std::string &uri, int64_t version, FullCheck resul
   DocumentState &state = it->second;
   state.checking = false;
   const bool cancelled = state.cancel && state.cancel->load();
-  if (document->version == version && !cancelled &&
-      result.file->source->text() == document->text) {
+  if (document->version == version && !cancelled && result.file->source->text() == document->text) {
     state.full = std::make_shared<const FullCheck>(std::move(result));
     state.full_version = version;
     publish(uri, *state.full, version);
@@ -637,7 +646,7 @@ void Server::answer_workspace_waiting() {
 bool Server::all_checked() const {
   for (const std::string &uri : documents_.uris()) {
     auto it = states_.find(uri);
-    const Document *document = const_cast<DocumentStore &>(documents_).find(uri);
+    const Document *document = documents_.find(uri);
     if (it == states_.end() || it->second.full_version != document->version)
       return false;
   }

@@ -52,6 +52,7 @@ class DocumentStore {
 public:
   Document &open(std::string uri, std::string text, int64_t version);
   Document *find(const std::string &uri);
+  const Document *find(const std::string &uri) const;
   bool close(const std::string &uri);
   size_t size() const { return documents_.size(); }
   std::vector<std::string> uris() const;
