@@ -58,6 +58,12 @@ int run_lsp(std::span<const std::string> args, Environment &env) {
     }
   }
   server::Logger log(log_file ? static_cast<std::ostream &>(file) : env.err, level);
+  // std::cin and std::cerr are tied to std::cout (see main.cpp): each read of
+  // the reader thread and each log line would flush std::cout from another
+  // thread, outside the transport's write lock, and a frame being written
+  // could go out twice or torn. Only the transport writes to stdout here.
+  std::cin.tie(nullptr);
+  std::cerr.tie(nullptr);
   server::Transport transport(std::cin, env.out, log);
   server::ServerOptions options;
   options.version = std::string(version());

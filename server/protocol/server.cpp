@@ -116,14 +116,20 @@ int Server::run() {
     input_ended = event.kind == Event::Kind::End;
     process(std::move(event));
   }
-  if (input_ended) {
+  if (input_ended)
     log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
-    // Checks are bounded: finish them and answer what waits for them. A
-    // command may run for minutes (a benchmark) for a client that is gone.
-    for (auto &[id, cancelled] : running_commands_)
-      cancelled->store(true);
-    drain();
-  }
+  // A command may run for minutes (a benchmark) for a client that is gone:
+  // cancel it. After `exit` the checks are cancelled too; at the end of the
+  // input they are bounded, so they finish and answer what waits for them.
+  // Either way run() returns only when no worker can write any more: a command
+  // answering while the caller tears the output down would cut a frame short.
+  for (auto &[id, cancelled] : running_commands_)
+    cancelled->store(true);
+  if (exited_)
+    for (auto &[uri, state] : states_)
+      if (state.cancel)
+        state.cancel->store(true);
+  drain();
   reader.join();
   return shutdown_ && (exited_ || input_ended) ? 0 : 1;
 }
@@ -593,9 +599,9 @@ void Server::front_end_done(const std::string &uri, int64_t version,
 void Server::start_check(const std::string &uri) {
   const Document *document = documents_.find(uri);
   DocumentState &state = states_[uri];
-  if (state.checking || !state.front || state.front_version != document->version ||
+  if (exited_ || state.checking || !state.front || state.front_version != document->version ||
       state.full_version == document->version)
-    return;
+    return; // after `exit` nothing new starts: run() is draining
   state.checking = true;
   state.cancel = std::make_shared<std::atomic<bool>>(false);
   ++in_flight_;

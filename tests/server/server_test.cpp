@@ -179,6 +179,33 @@ TEST(Server, HoverDuringALongCheckAnswersFirst) {
   EXPECT_EQ(s.messages[2]["method"], "textDocument/publishDiagnostics");
 }
 
+// `exit` right after work that runs on the command workers (a compile, the
+// refactors of a code action): run() returns only once their answers are
+// written whole, so nothing writes while the caller tears the output down.
+// The fuzzer found a frame cut short after its header.
+TEST(Server, ExitWaitsForRunningCommands) {
+  const std::string uri = "file:///tmp/a.argus";
+  const Session s = run(
+      {kInitialize, open_document(uri, kCheckedKernel),
+       request(2, "workspace/executeCommand",
+               {{"command", "argus.compile"}, {"arguments", {{{"uri", uri}}}}}),
+       request(3, "textDocument/codeAction",
+               {{"textDocument", {{"uri", uri}}},
+                {"range", {{"start", {{"line", 3}, {"character", 0}}},
+                           {"end", {{"line", 3}, {"character", 0}}}}},
+                {"context", {{"diagnostics", json::array()}, {"only", {"refactor"}}}}}),
+       request(4, "shutdown"), notification("exit")});
+  EXPECT_EQ(s.exit_code, 0);
+  std::vector<int> answered;
+  for (const json &message : s.messages)
+    if (message.contains("id"))
+      answered.push_back(message["id"].get<int>());
+  std::sort(answered.begin(), answered.end());
+  // The code action waits for the check, which exit cancels: it is answered
+  // (with its actions or an error) either way; nothing is left half-written.
+  EXPECT_EQ(answered, (std::vector<int>{1, 2, 3, 4})) << json(s.messages).dump();
+}
+
 TEST(Server, PublishesAndPullsDiagnosticsWithUtf8Positions) {
   const std::string uri = "file:///tmp/b.argus";
   const std::string text =
