@@ -102,11 +102,23 @@ run_fuzzer() {
   mkdir -p "$dir/corpus/$name" "$dir/artifacts"
   step "fuzz $name for ${seconds}s (log: $log)"
   local status=0
-  "$dir/argus_${name}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+  # A fixed seed (ARGUS_FUZZ_SEED, default 1) so that CI mutates the same way on every run and
+  # a failure replays; ARGUS_FUZZ_SEED=0 lets libFuzzer draw one (for long runs by hand).
+  "$dir/argus_${name}_fuzzer" -seed="${ARGUS_FUZZ_SEED:-1}" -max_total_time="$seconds" \
+    -timeout=10 -rss_limit_mb=4096 \
     -dict="fuzz/$name.dict" -artifact_prefix="$dir/artifacts/$name-" -print_final_stats=1 \
     "$dir/corpus/$name" "$dir/seeds/$name" >"$log" 2>&1 || status=$?
   if [ "$status" -ne 0 ]; then
     tail -n 80 "$log"
+    # The artifacts stay on the machine that ran this: print the inputs so that a CI
+    # failure can be replayed elsewhere (base64 -d > input; argus_NAME_fuzzer input).
+    local artifact
+    for artifact in "$dir/artifacts/$name-"*; do
+      [ -f "$artifact" ] || continue
+      echo "--- $artifact (base64):"
+      head -c 65536 "$artifact" | base64 -w 0
+      echo
+    done
     echo "argus_${name}_fuzzer failed (exit status $status); the input is in $dir/artifacts/" >&2
     return "$status"
   fi
