@@ -4,6 +4,7 @@
 #include "argus/server/server.h"
 #include "argus/server/transport.h"
 
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -62,6 +63,9 @@ int run_lsp(std::span<const std::string> args, Environment &env) {
   // the reader thread and each log line would flush std::cout from another
   // thread, outside the transport's write lock, and a frame being written
   // could go out twice or torn. Only the transport writes to stdout here.
+  // A client that died closes the pipe: a write then fails (EPIPE) instead of
+  // killing the server, which ends when its input ends.
+  std::signal(SIGPIPE, SIG_IGN);
   std::cin.tie(nullptr);
   std::cerr.tie(nullptr);
   server::Transport transport(std::cin, env.out, log);

@@ -2,6 +2,7 @@
 
 #include "argus/dsl/navigation.h"
 #include "argus/server/document.h"
+#include "argus/server/editing_features.h"
 #include "argus/server/lsp_diagnostic.h"
 #include "argus/server/semantic_tokens.h"
 
@@ -15,9 +16,7 @@ constexpr int kInvalidParams = -32602;
 
 // params.position as a UTF-8 byte position of the checked text.
 Position position_of(const CheckedFile &file, const json &params, ColumnUnit encoding) {
-  const json &p = params.at("position");
-  const LspPosition lsp{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()};
-  return file.source->position(offset_of(file.source->text(), lsp, encoding));
+  return source_position(*file.source, params.at("position"), encoding);
 }
 
 json location(const CheckedFile &file, const std::string &uri, Range range, ColumnUnit encoding) {

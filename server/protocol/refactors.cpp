@@ -3,6 +3,7 @@
 
 #include "argus/dsl/refactor.h"
 #include "argus/server/document.h"
+#include "argus/server/editing_features.h"
 #include "argus/server/lsp_diagnostic.h"
 
 namespace argus::server {
@@ -12,11 +13,6 @@ namespace {
 using nlohmann::json;
 
 std::string kind_of(std::string_view id) { return "refactor.rewrite.argus." + std::string(id); }
-
-Position position_in(const SourceFile &source, const json &lsp, ColumnUnit encoding) {
-  const LspPosition pos{lsp.at("line").get<uint32_t>(), lsp.at("character").get<uint32_t>()};
-  return source.position(offset_of(source.text(), pos, encoding));
-}
 
 } // namespace
 
@@ -53,8 +49,8 @@ json refactors_result(const CheckedFile &file, const json &params, ColumnUnit en
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   const SourceFile &source = *file.source;
   const json &range = params.at("range");
-  Range wanted_range{position_in(source, range.at("start"), encoding),
-                     position_in(source, range.at("end"), encoding)};
+  Range wanted_range{source_position(source, range.at("start"), encoding),
+                     source_position(source, range.at("end"), encoding)};
   if (wanted_range.end < wanted_range.begin)
     std::swap(wanted_range.begin, wanted_range.end);
   for (const refactor::Refactor &r : refactor::refactors_at(file, wanted_range, options)) {

@@ -1,5 +1,7 @@
 #include "argus/server/semantic_tokens.h"
 
+#include "argus/server/editing_features.h"
+
 #include <algorithm>
 
 namespace argus::server {
@@ -97,6 +99,26 @@ json semantic_tokens_delta_result(const CheckedFile &file, const json &params, C
   if (file.source)
     data = encode_semantic_tokens(*file.source, semantic_tokens(file), encoding);
   return cache.delta(uri, previous, std::move(data));
+}
+
+json semantic_tokens_range_result(const CheckedFile &file, const json &params,
+                                  ColumnUnit encoding) {
+  text_document_uri(params); // -32602 without one, as the other requests
+  if (!file.source)
+    return json{{"data", json::array()}};
+  const json &range = params.at("range");
+  const Position begin = source_position(*file.source, range.at("start"), encoding);
+  const Position end = source_position(*file.source, range.at("end"), encoding);
+  // The tokens that overlap the range: an editor asks for the visible lines and
+  // colors a token cut by the range's edge whole. No resultId: a range result
+  // is never the base of a delta.
+  std::vector<SemanticToken> wanted;
+  for (const SemanticToken &token : semantic_tokens(file)) {
+    const Position token_end{token.begin.line, token.begin.column + token.length};
+    if (token_end > begin && token.begin < end)
+      wanted.push_back(token);
+  }
+  return json{{"data", encode_semantic_tokens(*file.source, wanted, encoding)}};
 }
 
 } // namespace argus::server

@@ -115,6 +115,7 @@ int Server::run() {
     Event event = events_.pop();
     input_ended = event.kind == Event::Kind::End;
     process(std::move(event));
+    answer_shutdown_when_idle();
   }
   if (input_ended)
     log_.info(shutdown_ ? "input ended after shutdown" : "input ended without shutdown/exit");
@@ -125,10 +126,21 @@ int Server::run() {
   // answering while the caller tears the output down would cut a frame short.
   for (auto &[id, cancelled] : running_commands_)
     cancelled->store(true);
-  if (exited_)
-    for (auto &[uri, state] : states_)
+  if (exited_) {
+    // A cancelled check answers nobody: what waits for one is cancelled here,
+    // so every request still gets its one answer.
+    for (auto &[uri, state] : states_) {
       if (state.cancel)
         state.cancel->store(true);
+      for (const json &request : state.waiting)
+        reply_error(request["id"], error_code::kRequestCancelled, "the server exited");
+      state.waiting.clear();
+    }
+    for (const json &request : workspace_waiting_)
+      reply_error(request["id"], error_code::kRequestCancelled, "the server exited");
+    workspace_waiting_.clear();
+    answer_shutdown_when_idle();
+  }
   drain();
   reader.join();
   return shutdown_ && (exited_ || input_ended) ? 0 : 1;
@@ -150,11 +162,24 @@ void Server::process(Event event) {
   }
 }
 
+// `shutdown` answers after the requests sent before it: a client that waits
+// for that answer and then sends `exit` gets every answer first.
+void Server::answer_shutdown_when_idle() {
+  if (!pending_shutdown_ || !workspace_waiting_.empty())
+    return;
+  for (const auto &[uri, state] : states_)
+    if (!state.waiting.empty())
+      return;
+  reply(*pending_shutdown_, nullptr);
+  pending_shutdown_.reset();
+}
+
 void Server::drain() {
   while (in_flight_ > 0) {
     Event event = events_.pop();
     if (event.kind == Event::Kind::Task)
       event.task();
+    answer_shutdown_when_idle();
   }
 }
 
@@ -196,6 +221,16 @@ void Server::handle(const json &message) {
       return;
     }
     handle_notification(name, params);
+    return;
+  }
+  // The lifecycle decides when a request arrives: one that arrived before
+  // `shutdown` and waited for its document is still answered after it.
+  if (!initialized_ && name != "initialize") {
+    reply_error(id, error_code::kServerNotInitialized, "the server is not initialized");
+    return;
+  }
+  if (shutdown_) {
+    reply_error(id, error_code::kInvalidRequest, "the server is shutting down");
     return;
   }
   dispatch_request(message);
@@ -282,14 +317,6 @@ void Server::dispatch_request(const json &request) {
   json params = request.value("params", json::object());
   if (params.is_null())
     params = json::object();
-  if (!initialized_ && method != "initialize") {
-    reply_error(id, error_code::kServerNotInitialized, "the server is not initialized");
-    return;
-  }
-  if (shutdown_) {
-    reply_error(id, error_code::kInvalidRequest, "the server is shutting down");
-    return;
-  }
   try {
     if (!ready_or_park(method, request))
       return;
@@ -300,8 +327,8 @@ void Server::dispatch_request(const json &request) {
       }
       reply(id, initialize(params));
     } else if (method == "shutdown") {
-      shutdown_ = true;
-      reply(id, nullptr);
+      shutdown_ = true; // no new request from now on
+      pending_shutdown_ = id;
     } else if (method == "textDocument/diagnostic") {
       reply(id, pull_diagnostics(params));
     } else if (method == "workspace/diagnostic") {
@@ -318,6 +345,9 @@ void Server::dispatch_request(const json &request) {
     } else if (method == "textDocument/semanticTokens/full/delta") {
       reply(id, semantic_tokens_delta_result(*current_check(text_document_uri(params)), params,
                                              encoding_, semantic_tokens_));
+    } else if (method == "textDocument/semanticTokens/range") {
+      reply(id, semantic_tokens_range_result(*current_check(text_document_uri(params)), params,
+                                             encoding_));
     } else if (method == "textDocument/definition") {
       reply(id, definition_result(*current_check(text_document_uri(params)), params, encoding_));
     } else if (method == "textDocument/references") {
@@ -439,7 +469,7 @@ json Server::initialize(const json &params) {
         {"hoverProvider", true},
         {"documentSymbolProvider", true},
         {"semanticTokensProvider",
-         {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", false}}},
+         {{"legend", semantic_tokens_legend()}, {"full", {{"delta", true}}}, {"range", true}}},
         {"definitionProvider", true},
         {"referencesProvider", true},
         {"renameProvider", {{"prepareProvider", true}}},

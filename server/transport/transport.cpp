@@ -153,6 +153,10 @@ void Transport::write(const nlohmann::json &message) {
   std::lock_guard<std::mutex> lock(write_mutex_);
   out_ << "Content-Length: " << body.size() << "\r\n\r\n" << body;
   out_.flush();
+  if (!out_ && !write_failed_) {
+    write_failed_ = true;
+    log_.error("cannot write to the client (its end of stdout is closed?)");
+  }
 }
 
 } // namespace argus::server

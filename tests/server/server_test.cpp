@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -185,16 +186,17 @@ TEST(Server, HoverDuringALongCheckAnswersFirst) {
 // The fuzzer found a frame cut short after its header.
 TEST(Server, ExitWaitsForRunningCommands) {
   const std::string uri = "file:///tmp/a.argus";
-  const Session s = run(
-      {kInitialize, open_document(uri, kCheckedKernel),
-       request(2, "workspace/executeCommand",
-               {{"command", "argus.compile"}, {"arguments", {{{"uri", uri}}}}}),
-       request(3, "textDocument/codeAction",
-               {{"textDocument", {{"uri", uri}}},
-                {"range", {{"start", {{"line", 3}, {"character", 0}}},
-                           {"end", {{"line", 3}, {"character", 0}}}}},
-                {"context", {{"diagnostics", json::array()}, {"only", {"refactor"}}}}}),
-       request(4, "shutdown"), notification("exit")});
+  const Session s =
+      run({kInitialize, open_document(uri, kCheckedKernel),
+           request(2, "workspace/executeCommand",
+                   {{"command", "argus.compile"}, {"arguments", {{{"uri", uri}}}}}),
+           request(3, "textDocument/codeAction",
+                   {{"textDocument", {{"uri", uri}}},
+                    {"range",
+                     {{"start", {{"line", 3}, {"character", 0}}},
+                      {"end", {{"line", 3}, {"character", 0}}}}},
+                    {"context", {{"diagnostics", json::array()}, {"only", {"refactor"}}}}}),
+           request(4, "shutdown"), notification("exit")});
   EXPECT_EQ(s.exit_code, 0);
   std::vector<int> answered;
   for (const json &message : s.messages)
@@ -204,6 +206,33 @@ TEST(Server, ExitWaitsForRunningCommands) {
   // The code action waits for the check, which exit cancels: it is answered
   // (with its actions or an error) either way; nothing is left half-written.
   EXPECT_EQ(answered, (std::vector<int>{1, 2, 3, 4})) << json(s.messages).dump();
+}
+
+// A request that arrived before `shutdown` and waits for its document's front
+// end is answered normally, and before `shutdown` itself, so a client that
+// sends `exit` after that answer loses none; one sent after is refused. (The
+// input ends without `exit`: run() drains what is in flight.)
+TEST(Server, ShutdownAnswersAfterTheRequestsBeforeIt) {
+  const std::string uri = "file:///tmp/a.argus";
+  const Session s =
+      run({kInitialize, open_document(uri, kCheckedKernel),
+           request(2, "textDocument/documentSymbol", {{"textDocument", {{"uri", uri}}}}),
+           request(3, "shutdown"),
+           request(4, "textDocument/documentSymbol", {{"textDocument", {{"uri", uri}}}})});
+  EXPECT_EQ(s.exit_code, 0);
+  std::vector<int> order;
+  std::map<int, json> answers;
+  for (const json &message : s.messages)
+    if (message.contains("id")) {
+      order.push_back(message["id"].get<int>());
+      answers[message["id"].get<int>()] = message;
+    }
+  ASSERT_EQ(answers.count(2), 1u);
+  EXPECT_FALSE(answers[2].value("result", json()).empty()) << answers[2].dump();
+  EXPECT_TRUE(answers[3].contains("result") && answers[3]["result"].is_null()) << answers[3].dump();
+  EXPECT_EQ(answers[4]["error"]["code"], -32600);
+  const auto at = [&](int id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+  EXPECT_LT(at(2), at(3)) << json(s.messages).dump();
 }
 
 TEST(Server, PublishesAndPullsDiagnosticsWithUtf8Positions) {

@@ -64,6 +64,12 @@ nlohmann::json semantic_tokens_full_result(const CheckedFile &file, const nlohma
 nlohmann::json semantic_tokens_delta_result(const CheckedFile &file, const nlohmann::json &params,
                                             ColumnUnit encoding, SemanticTokensCache &cache);
 
+// textDocument/semanticTokens/range: the tokens that overlap params.range,
+// encoded as a full result is (relative to the start of the file's first
+// token in the range), without a resultId.
+nlohmann::json semantic_tokens_range_result(const CheckedFile &file, const nlohmann::json &params,
+                                            ColumnUnit encoding);
+
 // params.textDocument.uri (throws a json exception, i.e. -32602, when absent).
 std::string text_document_uri(const nlohmann::json &params);
 

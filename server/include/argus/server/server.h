@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,7 @@ private:
   void check_done(const std::string &uri, int64_t version, FullCheck result);
   void answer_waiting(DocumentState &state);
   void answer_workspace_waiting();
+  void answer_shutdown_when_idle();
   void publish(const std::string &uri, const FullCheck &check, int64_t version);
   // Every open document's check is done for its current version.
   bool all_checked() const;
@@ -156,6 +158,9 @@ private:
   bool client_progress_ = false;     // capabilities.window.workDoneProgress
   bool initialized_ = false;
   bool shutdown_ = false;
+  // The id of a `shutdown` not answered yet: it is answered once no request
+  // that came before it waits for a document (answer_shutdown_when_idle).
+  std::optional<nlohmann::json> pending_shutdown_;
   bool exited_ = false;
   // Commands running on commands_, by request id (JSON text): their cancel flags.
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_commands_;

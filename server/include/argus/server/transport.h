@@ -39,7 +39,8 @@ public:
 
   ReadResult read();
   // Thread-safe: workers answer requests and report progress themselves.
-  // Reading is for one thread only.
+  // Reading is for one thread only. A failed write (the client closed its
+  // end) is logged once; the server goes on until its input ends.
   void write(const nlohmann::json &message);
 
 private:
@@ -51,6 +52,7 @@ private:
   std::ostream &out_;
   Logger &log_;
   std::mutex write_mutex_;
+  bool write_failed_ = false; // logged once: the client is gone
 };
 
 } // namespace argus::server
