@@ -94,7 +94,8 @@ demo() {
   return "$status"
 }
 
-# run_fuzzer NAME: argus_NAME_fuzzer from its seeds for FUZZ_SECONDS; new inputs go to
+# run_fuzzer NAME: argus_NAME_fuzzer from its seeds and the inputs that once failed
+# (fuzz/regressions/NAME, run first) for FUZZ_SECONDS; new inputs go to
 # build-fuzz/fuzz/corpus/NAME, a crash or timeout to build-fuzz/fuzz/artifacts/ (and fails).
 run_fuzzer() {
   local name="$1" dir=build-fuzz/fuzz seconds="${ARGUS_FUZZ_SECONDS:-60}"
@@ -107,7 +108,7 @@ run_fuzzer() {
   "$dir/argus_${name}_fuzzer" -seed="${ARGUS_FUZZ_SEED:-1}" -max_total_time="$seconds" \
     -timeout=10 -rss_limit_mb=4096 \
     -dict="fuzz/$name.dict" -artifact_prefix="$dir/artifacts/$name-" -print_final_stats=1 \
-    "$dir/corpus/$name" "$dir/seeds/$name" >"$log" 2>&1 || status=$?
+    "$dir/corpus/$name" "$dir/seeds/$name" "fuzz/regressions/$name" >"$log" 2>&1 || status=$?
   if [ "$status" -ne 0 ]; then
     tail -n 80 "$log"
     # The artifacts stay on the machine that ran this: print the inputs so that a CI

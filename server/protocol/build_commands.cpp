@@ -72,6 +72,7 @@ codegen::PipelineRequest pipeline_request(const json &object, const DocumentSnap
   request.target = command_target(object, context);
   request.emit_only = flag(object, "emitOnly");
   request.argus_version = context.argus_version;
+  request.frontend = context.frontend;
   return request;
 }
 

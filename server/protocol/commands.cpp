@@ -100,7 +100,8 @@ json explain_command(const json &object, CommandContext &context) {
   const DocumentSnapshot &document = detail::command_document(object, context);
   std::shared_ptr<const FullCheck> checked = context.checked;
   if (!checked || !checked->file->source || checked->file->source->text() != document.text) {
-    auto file = std::make_shared<const CheckedFile>(check_source(document.path, document.text));
+    auto file = std::make_shared<const CheckedFile>(
+        check_source(document.path, document.text, context.frontend));
     checked = std::make_shared<const FullCheck>(FullCheck{file, file->diagnostics, false});
   }
   detail::throw_if_cancelled(context);

@@ -10,6 +10,15 @@ Scheduler::Scheduler(FrontendOptions options, size_t threads)
   options_.cache = nullptr;
 }
 
+FrontendOptions Scheduler::command_frontend_options(const std::atomic<bool> *cancel) const {
+  FrontendOptions options = options_;
+  options.invariants = true;
+  options.cache = cache_.get();
+  options.checker.cancel = cancel;
+  options.checker.deadline = std::chrono::steady_clock::now() + check_time_limit_;
+  return options;
+}
+
 void Scheduler::front_end(DocumentSnapshot snapshot, FrontEndDone done) {
   pool_.post([options = options_, snapshot = std::move(snapshot), done = std::move(done)] {
     if (snapshot.latest_version && snapshot.latest_version->load() != snapshot.version) {
@@ -33,7 +42,7 @@ void Scheduler::check(std::shared_ptr<const CheckedFile> file,
     result.diagnostics = file->diagnostics;
     if (!options.cancelled() && file->sema && !file->has_errors()) {
       const std::vector<check::KernelReport> reports =
-          check::check_kernels(*file, options, &cache_);
+          check::check_kernels(*file, options, cache_.get());
       result.interrupted = std::any_of(reports.begin(), reports.end(),
                                        [](const check::KernelReport &r) { return r.interrupted; });
       for (Diagnostic &d : check::to_diagnostics(reports))

@@ -33,9 +33,13 @@ void Server::execute_command_request(const json &id, const json &params) {
   ++in_flight_;
   commands_.post([this, id, command, arguments, document = std::move(document),
                   checked = std::move(checked), cancelled,
-                  token = params.value("workDoneToken", json()), settings = command_settings_,
-                  encoding = encoding_, progress = client_progress_] {
+                  frontend = scheduler_.command_frontend_options(nullptr),
+                  cache = scheduler_.cache(), token = params.value("workDoneToken", json()),
+                  settings = command_settings_, encoding = encoding_, progress = client_progress_] {
     CommandContext context(*cancelled);
+    context.frontend = frontend;
+    context.frontend.checker.cancel = cancelled.get();
+    context.cache = cache;
     context.document = document;
     context.checked = checked;
     context.encoding = encoding;

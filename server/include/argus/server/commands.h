@@ -54,6 +54,11 @@ struct CommandContext {
   // caller has one; argus.explain checks the text itself otherwise.
   std::shared_ptr<const FullCheck> checked;
   ColumnUnit encoding = ColumnUnit::Utf16CodeUnits;
+  // How compile, benchmark and explain check the text (the server's
+  // Scheduler::command_frontend_options, with `cancelled`); `cache` owns the
+  // per-kernel cache `frontend.cache` points into while the command runs.
+  FrontendOptions frontend;
+  std::shared_ptr<check::CheckCache> cache;
   CommandSettings settings;
   std::string argus_version;
   // The request's workDoneToken (null when absent), and whether the client

@@ -64,8 +64,16 @@ public:
   std::chrono::milliseconds check_time_limit() const { return check_time_limit_; }
   void set_check_time_limit(std::chrono::milliseconds limit) { check_time_limit_ = limit; }
 
+  // How a command (compile, benchmark, explain) checks a text on its own
+  // thread: as the documents are checked (the client's checker settings, the
+  // time limit from now, the per-kernel cache: a kernel the editor's check
+  // just proved is not proved again), stopped by `cancel`.
+  FrontendOptions command_frontend_options(const std::atomic<bool> *cancel) const;
+  // The cache those options point into, for the command to keep alive.
+  std::shared_ptr<check::CheckCache> cache() const { return cache_; }
+
 private:
-  check::CheckCache cache_;
+  std::shared_ptr<check::CheckCache> cache_ = std::make_shared<check::CheckCache>();
   FrontendOptions options_; // read and written by the message thread only; jobs get copies
   std::chrono::milliseconds check_time_limit_{30000};
   WorkerPool pool_; // last: joined before the cache and options go
