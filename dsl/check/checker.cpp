@@ -311,7 +311,9 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
     const KernelKey key = kernel_key(file, kernel, options);
     if (cache)
       if (auto hit = cache->find(key.hash)) {
-        const bool moved = hit->segments != key.segments;
+        const bool moved = !std::equal(
+            hit->segments.begin(), hit->segments.end(), key.segments.begin(), key.segments.end(),
+            [](const Range &a, const Range &b) { return a.begin.line == b.begin.line; });
         if (auto here = detail::relocate(std::move(*hit), key.segments)) {
           here->from_cache = true;
           cache->count_reused(moved);

@@ -190,6 +190,7 @@ TEST(CacheTest, CommentsDocstringsAndTrailingSpacesKeepTheReport) {
     ASSERT_EQ(reports.size(), 1u) << replacement;
     EXPECT_TRUE(reports[0].from_cache) << replacement;
   }
+  EXPECT_EQ(cache.stats().moved, 0); // nothing moved to another line
   std::string moved = text;
   moved.replace(moved.find("X[thread_id()]"), 2, "X[ ");
   const auto again = check::check_kernels(front_end("k.argus", moved), options, &cache);
