@@ -1,6 +1,7 @@
 // argus-bench-lsp: what an editor waits for from the real `argus lsp`.
 //
-//   argus-bench-lsp [--edits=N] [--documents=N] [--argus=PATH] [--dump=DIR] [FILE.argus ...]
+//   argus-bench-lsp [--edits=N] [--documents=N] [--argus=PATH] [--dump=DIR]
+//                   [--only=KIND] [FILE.argus ...]
 //
 // For each file (default: examples/*.argus) a fresh `argus lsp` subprocess
 // opens it and gets N edits (default 1000), one didChange each, of a fixed
@@ -11,6 +12,8 @@
 // waits behind, or runs beside, that edit's check). Memory: VmRSS of a server
 // with 0, 1 and --documents open documents (distinct copies of the files).
 // --edits=0 only checks that the benchmark starts (CI builds it, never runs it).
+// --only=KIND replays one kind of edit instead of the mix (its name with
+// dashes: line-at-the-top, comment-typing, ...).
 #include "lsp_edits.h"
 #include "lsp_process.h"
 
@@ -25,6 +28,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -136,7 +140,7 @@ struct ExampleResult {
 };
 
 ExampleResult replay(const std::string &argus, const fs::path &file, int edits,
-                     const std::string &dump_dir) {
+                     const std::string &dump_dir, std::optional<EditKind> only) {
   ExampleResult result;
   result.name = file.filename().string();
   const std::string original = read_file(file);
@@ -146,6 +150,8 @@ ExampleResult replay(const std::string &argus, const fs::path &file, int edits,
   argus::bench::EditScript script(original, [&](const std::string &text) {
     return codes_of(argus::check_source(file.string(), text, options)) == expected;
   });
+  if (only)
+    script.only(*only);
 
   LspProcess server(argus, {"lsp", "--log-level=error"});
   start(server);
@@ -258,16 +264,30 @@ std::string fixed(double v, int digits = 1) {
 }
 
 void row(const std::string &name, const std::string &kind, const Samples &s) {
+  if (s.ms.empty())
+    return; // a kind this run did not replay (--only)
   std::cout << "| " << name << " | " << kind << " | " << s.ms.size() << " | "
             << fixed(percentile(s.ms, 50), 2) << " | " << fixed(percentile(s.ms, 99), 2) << " | "
             << fixed(s.ms.empty() ? 0 : *std::max_element(s.ms.begin(), s.ms.end()), 2) << " | "
             << s.changed << " |\n";
 }
 
+// An edit kind by its name with dashes for spaces ("line-at-the-top").
+std::optional<EditKind> kind_named(const std::string &name) {
+  for (EditKind kind : argus::bench::kAllEditKinds) {
+    std::string dashed = argus::bench::kind_name(kind);
+    std::replace(dashed.begin(), dashed.end(), ' ', '-');
+    if (dashed == name)
+      return kind;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int edits = 1000, documents = 12;
+  std::optional<EditKind> only;
   std::string argus = ARGUS_BINARY, dump_dir;
   std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
@@ -280,9 +300,11 @@ int main(int argc, char **argv) {
       dump_dir = arg.substr(7); // the edited texts, to inspect the edits
     else if (arg.starts_with("--argus="))
       argus = arg.substr(8);
+    else if (arg.starts_with("--only=") && (only = kind_named(arg.substr(7))))
+      continue;
     else if (arg.starts_with("--")) {
       std::cerr << "usage: argus-bench-lsp [--edits=N] [--documents=N] [--argus=PATH] [--dump=DIR] "
-                   "[FILE...]\n";
+                   "[--only=KIND] [FILE...]\n";
       return 2;
     } else
       files.emplace_back(arg);
@@ -304,21 +326,23 @@ int main(int argc, char **argv) {
     std::vector<ExampleResult> results;
     for (const fs::path &file : files) {
       std::cerr << "replaying " << file.filename().string() << "...\n";
-      results.push_back(replay(argus, file, edits, dump_dir));
+      results.push_back(replay(argus, file, edits, dump_dir, only));
     }
     std::cout << "Latency didChange -> publishDiagnostics, hover sent right after a rename -> "
                  "its answer (ms; changed: edits whose diagnostic codes differed from the "
                  "original's)\n\n"
               << "| file | edit | n | p50 ms | p99 ms | max ms | changed |\n"
               << "|---|---|---:|---:|---:|---:|---:|\n";
-    Samples no_proof, proof, hover;
+    Samples no_proof, proof, hover, moved;
     for (const ExampleResult &r : results) {
       for (EditKind kind : argus::bench::kAllEditKinds) {
         auto it = r.by_kind.find(kind);
         if (it == r.by_kind.end())
           continue;
         row(r.name, argus::bench::kind_name(kind), it->second);
-        Samples &group = argus::bench::needs_proof(kind) ? proof : no_proof;
+        Samples &group = kind == EditKind::LineAtTop       ? moved
+                         : argus::bench::needs_proof(kind) ? proof
+                                                           : no_proof;
         group.ms.insert(group.ms.end(), it->second.ms.begin(), it->second.ms.end());
         group.changed += it->second.changed;
       }
@@ -328,6 +352,7 @@ int main(int argc, char **argv) {
     row("**all files**", "**no new proof needed** (comments, docstrings, whitespace)", no_proof);
     row("**all files**", "**with proofs** (rename a local, change a constant)", proof);
     row("**all files**", "**hover after a rename**", hover);
+    row("**all files**", "**line at the top** (every kernel moves down)", moved);
 
     std::cout
         << "\nPer file: first check after didOpen, VmRSS after didOpen and after the edits\n\n"

@@ -17,10 +17,11 @@ enum class EditKind {
   Whitespace,  // a trailing space added to / removed from a kernel line
   RenameLocal, // every use of a kernel's local renamed to a fresh name
   Constant,    // a module constant set to another value that checks the same
+  LineAtTop,   // one more comment line at the top: every kernel moves down (only with --only)
 };
-inline constexpr EditKind kAllEditKinds[] = {EditKind::Comment, EditKind::Docstring,
+inline constexpr EditKind kAllEditKinds[] = {EditKind::Comment,    EditKind::Docstring,
                                              EditKind::Whitespace, EditKind::RenameLocal,
-                                             EditKind::Constant};
+                                             EditKind::Constant,   EditKind::LineAtTop};
 
 const char *kind_name(EditKind kind);
 // Whether the edit changes what the kernels compute (so the checker must
@@ -56,12 +57,18 @@ public:
   Edit next(const std::string &text);
   // Which kinds this file offers (a file without docstrings has none).
   bool offers(EditKind kind) const;
+  // Every later edit is of this kind instead of the mix of ten.
+  void only(EditKind kind) { only_ = kind; }
 
 private:
   Edit typing(const std::string &text, EditKind kind);
   Edit whitespace(const std::string &text);
   Edit rename(const std::string &text);
   Edit constant(const std::string &text);
+  Edit line_at_top();
+
+  std::optional<EditKind> only_;
+  size_t lines_at_top_ = 0;
 
   size_t step_ = 0;
   // Typing: the site (n-th comment or docstring line), the word, how far typed.

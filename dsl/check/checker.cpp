@@ -6,6 +6,7 @@
 #include "fixes.h"
 #include "instances.h"
 #include "machine.h"
+#include "relocate.h"
 #include "symbolic.h"
 
 #include <algorithm>
@@ -38,10 +39,13 @@ bool is_docstring(TSNode statement) {
          std::string_view(ts_node_type(ts_node_parent(block))) == "function_definition";
 }
 
-// Hashes the tokens of bytes [begin, end) with their positions, leaving out
-// comments and docstrings: a report holds absolute positions (ranges,
-// program points, fix edits), so any token that moved changes the key, while
-// typing in a comment or a docstring (or trailing spaces) does not.
+// Hashes the tokens of bytes [begin, end) with their lines counted from the
+// range's first line and their columns as they are, leaving out comments and
+// docstrings. Text that moved up or down keeps its hash (its report is
+// shifted: relocate.h); typing in a comment or a docstring, or trailing
+// spaces, does not change it; a token that moved inside the range does. A
+// range that moved sideways (rare: functions and constants start lines) gets
+// another hash, so a report never needs a column shift.
 uint64_t hash_tokens(const CheckedFile &file, Range range, uint64_t h) {
   const uint32_t begin = static_cast<uint32_t>(file.source->offset(range.begin));
   const uint32_t end = static_cast<uint32_t>(file.source->offset(range.end));
@@ -56,9 +60,10 @@ uint64_t hash_tokens(const CheckedFile &file, Range range, uint64_t h) {
       continue;
     if (!skipped) {
       const TSPoint at = ts_node_start_point(node);
+      const int64_t row = static_cast<int64_t>(at.row) - static_cast<int64_t>(range.begin.line);
       const uint32_t from = std::max(ts_node_start_byte(node), begin);
       const uint32_t to = std::min(ts_node_end_byte(node), end);
-      h = fnv1a(std::to_string(at.row) + ":" + std::to_string(at.column) + ":", h);
+      h = fnv1a(std::to_string(row) + ":" + std::to_string(at.column) + ":", h);
       h = fnv1a(std::string_view(text).substr(from, to - from), h);
     }
     while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
@@ -72,21 +77,27 @@ uint64_t hash_tokens(const CheckedFile &file, Range range, uint64_t h) {
   return h;
 }
 
-// The kernel, its decorators, every @device function and every module
-// constant, as tokens with their positions (hash_tokens): what its result can
-// depend on. Editing another kernel, or a comment, leaves the key unchanged.
-uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                    const CheckerOptions &options) {
+struct KernelKey {
+  uint64_t hash = 0;
+  std::vector<Range> segments; // KernelReport::segments of this text
+};
+
+// The kernel (its range holds its decorators), every @device function and
+// every module constant, as tokens with positions relative to each one's
+// start (hash_tokens), and the options: what its result can depend on.
+// Editing another kernel, a comment, or moving text up or down leaves the
+// hash unchanged; the segments say where each piece is now.
+KernelKey kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                     const CheckerOptions &options) {
+  KernelKey key;
   const auto add = [&](const Range &range, uint64_t h) {
+    key.segments.push_back(range);
     if (file.tree && *file.tree)
       return hash_tokens(file, range, fnv1a("|", h));
-    return fnv1a(std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ":" +
-                     std::string(file.source->text_in(range)),
-                 h);
+    return fnv1a(
+        std::to_string(range.begin.column) + ":" + std::string(file.source->text_in(range)), h);
   };
   uint64_t h = add(kernel.function->range, fnv1a("kernel"));
-  for (const auto &decorator : kernel.function->decorators)
-    h = add(decorator.range, h);
   for (const auto &fn : file.sema->functions)
     if (fn.role == sema::FunctionRole::Device)
       h = add(fn.function->range, h);
@@ -104,7 +115,8 @@ uint64_t kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
         h = fnv1a(k + "=" + std::to_string(v), h);
       h = fnv1a(";", h);
     }
-  return h;
+  key.hash = h;
+  return key;
 }
 
 } // namespace
@@ -130,6 +142,22 @@ void CheckCache::store(uint64_t key, const KernelReport &report) {
 size_t CheckCache::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return reports_.size();
+}
+
+void CheckCache::count_proved() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.proved;
+}
+
+void CheckCache::count_reused(bool moved) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.reused;
+  stats_.moved += moved ? 1 : 0;
+}
+
+CheckCache::Stats CheckCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
 }
 
 namespace detail {
@@ -280,18 +308,27 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
   for (const sema::FunctionInfo &kernel : file.sema->functions) {
     if (kernel.role != sema::FunctionRole::Kernel || !kernel.function)
       continue;
-    const uint64_t key = kernel_key(file, kernel, options);
+    const KernelKey key = kernel_key(file, kernel, options);
     if (cache)
-      if (auto hit = cache->find(key)) {
-        hit->from_cache = true;
-        reports.push_back(std::move(*hit));
-        continue;
+      if (auto hit = cache->find(key.hash)) {
+        const bool moved = !std::equal(
+            hit->segments.begin(), hit->segments.end(), key.segments.begin(), key.segments.end(),
+            [](const Range &a, const Range &b) { return a.begin.line == b.begin.line; });
+        if (auto here = detail::relocate(std::move(*hit), key.segments)) {
+          here->from_cache = true;
+          cache->count_reused(moved);
+          reports.push_back(std::move(*here));
+          continue;
+        }
       }
     if (options.cancelled() || options.past_deadline()) {
       reports.push_back(detail::not_checked(kernel, options));
       continue;
     }
+    if (cache)
+      cache->count_proved();
     KernelReport report = detail::execute(file, kernel, options);
+    report.segments = key.segments;
     if (!report.interrupted && options.symbolic)
       detail::prove_symbolically(file, kernel, options, report);
     if (!report.interrupted)
@@ -299,7 +336,7 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
     if (options.cancelled() || options.past_deadline())
       report.interrupted = true; // a proof or a fix may have been cut short
     if (cache && !report.interrupted)
-      cache->store(key, report);
+      cache->store(key.hash, report);
     reports.push_back(std::move(report));
   }
   return reports;

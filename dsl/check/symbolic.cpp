@@ -342,8 +342,10 @@ private:
                                                 : std::optional<int64_t>(1);
         const bool ok = var && start && stop && step && step_value && *step_value > 0;
         if (ok) {
-          z3::expr v = ctx_.int_const(
-              (s.target->name + "@" + std::to_string(s.range.begin.line + 1)).c_str());
+          // Named by walk order, not by line: a kernel that moved must give Z3
+          // the same names (they can steer its search) for the cache to be exact.
+          z3::expr v =
+              ctx_.int_const((s.target->name + "@" + std::to_string(loops_named_++)).c_str());
           loops_.insert_or_assign(var, v);
           loop_names_.insert_or_assign(var, s.target->name);
           path.push_back(v >= *start && v < *stop &&
@@ -385,6 +387,7 @@ private:
   std::set<const sema::Symbol *> in_progress_;
   std::vector<Query> queries_;
   int blocked_ = 0;
+  int loops_named_ = 0;
 };
 
 Violation unproven(const KernelReport &report, const Expr &at, const std::string &message) {

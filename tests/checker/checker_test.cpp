@@ -143,8 +143,8 @@ TEST(CacheTest, AnUnchangedKernelIsNotReCheckedAndAnEditedOneIs) {
   EXPECT_EQ(second[0].instances, first[0].instances);
 }
 
-// A report holds absolute positions: a kernel that moved (a line added
-// above it, its text unchanged) is checked again and reports at its new place.
+// A kernel that moved (a line added above it, its text unchanged) is served
+// from the cache and reports at its new place (moved_cache_test.cpp has more).
 TEST(CacheTest, AMovedKernelReportsAtItsNewPlace) {
   check::CheckCache cache;
   FrontendOptions options;
@@ -154,6 +154,8 @@ TEST(CacheTest, AMovedKernelReportsAtItsNewPlace) {
   const CheckedFile after =
       check_source("racy.argus", std::string("# a comment\n") + kRace, options);
   ASSERT_EQ(after.diagnostics.size(), 1u);
+  EXPECT_EQ(cache.stats().proved, 1);
+  EXPECT_EQ(cache.stats().moved, 1);
   EXPECT_EQ(after.diagnostics[0].range.begin.line, before.diagnostics[0].range.begin.line + 1);
   EXPECT_EQ(after.diagnostics[0].data["program_point"]["line"],
             before.diagnostics[0].data["program_point"]["line"].get<int>() + 1);
@@ -188,6 +190,7 @@ TEST(CacheTest, CommentsDocstringsAndTrailingSpacesKeepTheReport) {
     ASSERT_EQ(reports.size(), 1u) << replacement;
     EXPECT_TRUE(reports[0].from_cache) << replacement;
   }
+  EXPECT_EQ(cache.stats().moved, 0); // nothing moved to another line
   std::string moved = text;
   moved.replace(moved.find("X[thread_id()]"), 2, "X[ ");
   const auto again = check::check_kernels(front_end("k.argus", moved), options, &cache);

@@ -57,25 +57,44 @@ struct KernelReport {
   int64_t proofs = 0;         // Z3 queries answered unsat (proved)
   int64_t proof_failures = 0; // sat answers (counterexamples)
   bool from_cache = false;
+  // Where the text the result depends on lay when it was computed: the
+  // kernel (with its decorators), each @device function, each module
+  // constant, in the order of the cache key. A report reused for text that
+  // moved is shifted segment by segment to where these are now.
+  std::vector<Range> segments;
   // The check was cancelled or ran past its deadline: what it holds is
   // partial (a deadline adds a W0901 saying so). Never cached.
   bool interrupted = false;
 };
 
-// Results per kernel, keyed by a hash of the kernel's text, the @device
-// functions and module constants it can see, and the options. Thread-safe.
+// Results per kernel, keyed by a hash of the tokens of the kernel, the
+// @device functions and module constants it can see (each with lines counted
+// from its own first line, so text that only moved up or down keeps its key;
+// comments and docstrings left out), and the options. Thread-safe.
 // At most `capacity` reports are kept; the oldest stored goes first (a long
 // editing session makes one report per distinct kernel text).
 class CheckCache {
 public:
+  // What check_kernels did with the kernels it was given this cache for.
+  struct Stats {
+    int64_t proved = 0; // checked (executed and proved): not in the cache, or not reusable
+    int64_t reused = 0; // served from the cache
+    int64_t moved = 0;  // of those, reports shifted to where their text moved
+  };
+
   explicit CheckCache(size_t capacity = 256) : capacity_(capacity == 0 ? 1 : capacity) {}
   std::optional<KernelReport> find(uint64_t key) const;
   void store(uint64_t key, const KernelReport &report);
   size_t size() const;
 
+  void count_proved();
+  void count_reused(bool moved);
+  Stats stats() const;
+
 private:
   mutable std::mutex mutex_;
   size_t capacity_;
+  Stats stats_;
   std::unordered_map<uint64_t, KernelReport> reports_;
   std::deque<uint64_t> order_; // keys, oldest first
 };
