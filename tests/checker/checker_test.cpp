@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -345,6 +347,39 @@ TEST(BadInputTest, UnsatisfiableAssumptionsSayNothingWasChecked) {
   ASSERT_EQ(file.diagnostics.size(), 1u);
   EXPECT_EQ(file.diagnostics[0].code, codes::kUnproven);
   EXPECT_NE(file.diagnostics[0].message.find("no sizes satisfy"), std::string::npos);
+}
+
+// The Z3 bounds proofs stop with the check: a cancelled one proves nothing
+// more (its report is thrown away), a late one says what it did not prove.
+TEST(SymbolicStopTest, CancelledOrLateProofsStopAndALateOneSaysSo) {
+  const CheckedFile file = front_end(
+      "gemm_tiled.argus", read_file(fs::path(ARGUS_SOURCE_DIR) / "examples/gemm_tiled.argus"));
+  ASSERT_FALSE(file.has_errors());
+  const sema::FunctionInfo *kernel = file.sema->function_info("gemm_tiled");
+  ASSERT_NE(kernel, nullptr);
+  check::CheckerOptions options;
+  check::KernelReport proved;
+  proved.kernel = "gemm_tiled";
+  check::detail::prove_symbolically(file, *kernel, options, proved);
+  ASSERT_GT(proved.proofs, 0);
+
+  std::atomic<bool> cancelled{true};
+  options.cancel = &cancelled;
+  check::KernelReport stopped;
+  stopped.kernel = "gemm_tiled";
+  check::detail::prove_symbolically(file, *kernel, options, stopped);
+  EXPECT_EQ(stopped.proofs, 0);
+  EXPECT_TRUE(stopped.violations.empty());
+
+  options.cancel = nullptr;
+  options.deadline = std::chrono::steady_clock::now();
+  check::KernelReport late;
+  late.kernel = "gemm_tiled";
+  check::detail::prove_symbolically(file, *kernel, options, late);
+  EXPECT_EQ(late.proofs, 0);
+  ASSERT_EQ(late.violations.size(), 1u);
+  EXPECT_EQ(late.violations[0].kind, "unproven");
+  EXPECT_NE(late.violations[0].message.find("time limit"), std::string::npos);
 }
 
 } // namespace
