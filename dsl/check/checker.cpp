@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -77,16 +78,75 @@ uint64_t hash_tokens(const CheckedFile &file, Range range, uint64_t h) {
   return h;
 }
 
+// The identifiers in bytes [begin, end) of `range`.
+void names_in(const CheckedFile &file, Range range, std::set<std::string> &out) {
+  const uint32_t begin = static_cast<uint32_t>(file.source->offset(range.begin));
+  const uint32_t end = static_cast<uint32_t>(file.source->offset(range.end));
+  TSTreeCursor cursor = ts_tree_cursor_new(file.tree->root());
+  for (bool more = true; more;) {
+    const TSNode node = ts_tree_cursor_current_node(&cursor);
+    const bool outside = ts_node_end_byte(node) <= begin || ts_node_start_byte(node) >= end;
+    if (!outside && std::string_view(ts_node_type(node)) == "identifier")
+      out.insert(file.source->text().substr(ts_node_start_byte(node),
+                                            ts_node_end_byte(node) - ts_node_start_byte(node)));
+    else if (!outside && ts_tree_cursor_goto_first_child(&cursor))
+      continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        more = false;
+        break;
+      }
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+// The module constants and @device functions the kernel names, and those they
+// name in turn, in source order: all its result can depend on besides its own
+// text. By name, not by resolution: a local that shadows a constant only adds
+// it needlessly. Without a tree, every one of them.
+std::vector<Range> kernel_dependencies(const CheckedFile &file, const sema::FunctionInfo &kernel) {
+  std::map<std::string, Range> named; // constants and @device functions by name
+  for (const auto &c : file.module.constants)
+    named.emplace(c.name, c.range);
+  for (const auto &fn : file.sema->functions)
+    if (fn.role == sema::FunctionRole::Device && fn.function)
+      named.emplace(fn.function->name, fn.function->range);
+  std::vector<Range> out;
+  if (!file.tree || !*file.tree) {
+    for (const auto &[name, range] : named)
+      out.push_back(range);
+  } else {
+    std::set<std::string> seen;
+    std::vector<Range> todo{kernel.function->range};
+    while (!todo.empty()) {
+      const Range range = todo.back();
+      todo.pop_back();
+      std::set<std::string> names;
+      names_in(file, range, names);
+      for (const std::string &name : names)
+        if (auto it = named.find(name); it != named.end() && seen.insert(name).second) {
+          out.push_back(it->second);
+          todo.push_back(it->second);
+        }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Range &a, const Range &b) { return a.begin < b.begin; });
+  return out;
+}
+
 struct KernelKey {
   uint64_t hash = 0;
   std::vector<Range> segments; // KernelReport::segments of this text
 };
 
-// The kernel (its range holds its decorators), every @device function and
-// every module constant, as tokens with positions relative to each one's
-// start (hash_tokens), and the options: what its result can depend on.
-// Editing another kernel, a comment, or moving text up or down leaves the
-// hash unchanged; the segments say where each piece is now.
+// The kernel (its range holds its decorators) and the constants and @device
+// functions it depends on (kernel_dependencies), as tokens with positions
+// relative to each one's start (hash_tokens), and the options: what its
+// result can depend on. Editing another kernel, a constant or function it does
+// not use, a comment, or moving text up or down leaves the hash unchanged;
+// the segments say where each piece is now.
 KernelKey kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
                      const CheckerOptions &options) {
   KernelKey key;
@@ -98,11 +158,8 @@ KernelKey kernel_key(const CheckedFile &file, const sema::FunctionInfo &kernel,
         std::to_string(range.begin.column) + ":" + std::string(file.source->text_in(range)), h);
   };
   uint64_t h = add(kernel.function->range, fnv1a("kernel"));
-  for (const auto &fn : file.sema->functions)
-    if (fn.role == sema::FunctionRole::Device)
-      h = add(fn.function->range, h);
-  for (const auto &c : file.module.constants)
-    h = add(c.range, h);
+  for (const Range &range : kernel_dependencies(file, kernel))
+    h = add(range, h);
   h = fnv1a(std::to_string(options.fixes), h);
   h = fnv1a(std::to_string(options.unroll_bound) + "/" + std::to_string(options.max_blocks) + "/" +
                 std::to_string(options.query_timeout_ms) + "/" + std::to_string(options.symbolic) +

@@ -165,6 +165,59 @@ TEST(MovedCacheTest, AChangeInsideAKernelReprovesIt) {
 
 // @device functions and constants move on their own: each part of what a
 // kernel depends on is shifted by its own displacement.
+// A kernel's key holds only the constants and @device functions it names
+// (and those they name): changing one that another kernel alone uses leaves
+// this kernel's report in the cache; changing one it reaches through another
+// constant re-proves it.
+TEST(DependencyCacheTest, OnlyTheKernelsThatNameAChangedConstantOrFunctionAreReproved) {
+  const std::string text = "A = 32\n"
+                           "B = A * 2\n"
+                           "C = 64\n"
+                           "\n"
+                           "@device\n"
+                           "def twice(x: f32) -> f32:\n"
+                           "    return x * 2.0\n"
+                           "\n"
+                           "@kernel(grid=1, block=B)\n"
+                           "def uses_b(X: Tensor((B,), f32), Y: Tensor((B,), f32)):\n"
+                           "    t = thread_id()\n"
+                           "    Y[t] = twice(X[t])\n"
+                           "\n"
+                           "@kernel(grid=1, block=C)\n"
+                           "def uses_c(X: Tensor((C,), f32), Y: Tensor((C,), f32)):\n"
+                           "    t = thread_id()\n"
+                           "    Y[t] = X[t]\n";
+  check::CheckCache cache;
+  check::CheckerOptions options;
+  const auto first = check::check_kernels(front_end(text), options, &cache);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(cache.stats().proved, 2);
+
+  std::string c_changed = text;
+  c_changed.replace(c_changed.find("C = 64"), 6, "C = 96");
+  auto after = check::check_kernels(front_end(c_changed), options, &cache);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_TRUE(after[0].from_cache);  // uses_b never names C
+  EXPECT_FALSE(after[1].from_cache); // uses_c does
+  EXPECT_EQ(cache.stats().proved, 3);
+  EXPECT_EQ(reports_json(after), fresh(c_changed, options));
+
+  std::string a_changed = c_changed;
+  a_changed.replace(a_changed.find("A = 32"), 6, "A = 16");
+  after = check::check_kernels(front_end(a_changed), options, &cache);
+  EXPECT_FALSE(after[0].from_cache); // through B = A * 2
+  EXPECT_TRUE(after[1].from_cache);
+  EXPECT_EQ(cache.stats().proved, 4);
+
+  std::string device_changed = a_changed;
+  device_changed.replace(device_changed.find("x * 2.0"), 7, "x * 3.0");
+  after = check::check_kernels(front_end(device_changed), options, &cache);
+  EXPECT_FALSE(after[0].from_cache); // calls twice
+  EXPECT_TRUE(after[1].from_cache);
+  EXPECT_EQ(cache.stats().proved, 5);
+  EXPECT_EQ(reports_json(after), fresh(device_changed, options));
+}
+
 TEST(MovedCacheTest, DeviceFunctionsAndConstantsMovedApartAreShiftedEachByItsOwnLines) {
   const std::string text = read_file(kSourceDir / "examples/softmax.argus");
   check::CheckCache cache;
