@@ -6,6 +6,7 @@
 
 #include "argus/dsl/frontend.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -26,7 +27,11 @@ bool inside(const argus::SourceFile &source, argus::Position pos) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const argus::FrontendOptions options = argus::fuzz::fuzz_frontend_options();
+  static const argus::FrontendOptions budgets = argus::fuzz::fuzz_frontend_options();
+  // Z3's queries are bounded one by one; a deadline bounds their sum, well
+  // under libFuzzer's -timeout, which runs an input twice (leak detection).
+  argus::FrontendOptions options = budgets;
+  options.checker.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   std::string text(reinterpret_cast<const char *>(data), size);
   const argus::CheckedFile checked = argus::check_source("fuzz.argus", std::move(text), options);
   if (!checked.source)

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -71,6 +72,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // that many messages per second go through (a client may switch Z3 back on).
   options.frontend.checker.symbolic = false;
   options.frontend.checker.max_steps = 1'000;
+  // Z3's queries are bounded one by one (fuzz_budgets.h); this bounds their
+  // sum, well under libFuzzer's -timeout, which runs each input twice.
+  options.check_time_limit = std::chrono::milliseconds(2'000);
   argus::server::Server server(transport, log, std::move(options));
   const int status = server.run();
   if (status != 0 && status != 1)

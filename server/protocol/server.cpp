@@ -72,7 +72,9 @@ std::string uri_to_path(const std::string &uri) {
 
 Server::Server(Transport &transport, Logger &log, ServerOptions options)
     : transport_(transport), log_(log), options_(std::move(options)),
-      scheduler_(options_.frontend, std::max<size_t>(1, options_.check_threads)) {}
+      scheduler_(options_.frontend, std::max<size_t>(1, options_.check_threads)) {
+  scheduler_.set_check_time_limit(options_.check_time_limit);
+}
 
 Server::~Server() {
   // Running checks stop at their next poll; the scheduler joins its workers.

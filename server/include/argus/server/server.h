@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -40,6 +41,9 @@ struct ServerOptions {
   FrontendOptions frontend;
   // Threads for the front end and the checker (at least 1).
   size_t check_threads = 2;
+  // Wall-clock limit of one document's check (and of a command's), until the
+  // client's `checker.timeLimitMs` says otherwise.
+  std::chrono::milliseconds check_time_limit{30000};
 };
 
 // Decodes a file:// URI to a path (percent-escapes resolved); other URIs are
