@@ -221,19 +221,16 @@ namespace detail {
 
 // The report of a kernel the check did not reach before it was cancelled or
 // ran past its deadline.
-KernelReport not_checked(const sema::FunctionInfo &kernel, const CheckerOptions &options) {
+KernelReport not_checked(const sema::FunctionInfo &kernel, const std::string &why) {
   KernelReport report;
   report.kernel = kernel.function->name;
-  report.interrupted = true;
+  report.interrupted = true; // never cached
   Violation v;
   v.kind = "unproven";
   v.check = "budget";
   v.range = kernel.function->name_range;
   v.warning = true;
-  v.message = options.cancelled() ? "the check was cancelled before kernel '" + report.kernel +
-                                        "': it is not checked"
-                                  : "the check ran past its time limit before kernel '" +
-                                        report.kernel + "': it is not checked";
+  v.message = why;
   v.data = {{"kind", "unproven"},
             {"check", "budget"},
             {"kernel", report.kernel},
@@ -378,18 +375,34 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
           continue;
         }
       }
+    const std::string &name = kernel.function->name;
     if (options.cancelled() || options.past_deadline()) {
-      reports.push_back(detail::not_checked(kernel, options));
+      reports.push_back(detail::not_checked(
+          kernel, options.cancelled()
+                      ? "the check was cancelled before kernel '" + name + "': it is not checked"
+                      : "the check ran past its time limit before kernel '" + name +
+                            "': it is not checked"));
       continue;
     }
     if (cache)
       cache->count_proved();
-    KernelReport report = detail::execute(file, kernel, options);
-    report.segments = key.segments;
-    if (!report.interrupted && options.symbolic)
-      detail::prove_symbolically(file, kernel, options, report);
-    if (!report.interrupted)
-      detail::attach_fixes(file, kernel, options, report);
+    KernelReport report;
+    try {
+      report = detail::execute(file, kernel, options);
+      report.segments = key.segments;
+      if (!report.interrupted && options.symbolic)
+        detail::prove_symbolically(file, kernel, options, report);
+      if (!report.interrupted)
+        detail::attach_fixes(file, kernel, options, report);
+    } catch (const std::exception &error) {
+      // Z3 reports its own failures by throwing (z3::exception: an operation it
+      // refuses, a resource it ran out of). One kernel's check is lost, not the
+      // file's: the caller (a language-server job) must always get an answer.
+      reports.push_back(detail::not_checked(kernel, "the checker failed on kernel '" + name +
+                                                        "' (" + error.what() +
+                                                        "): it is not checked"));
+      continue;
+    }
     if (options.cancelled() || options.past_deadline())
       report.interrupted = true; // a proof or a fix may have been cut short
     if (cache && !report.interrupted)

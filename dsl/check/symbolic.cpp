@@ -5,11 +5,7 @@
 #include "machine.h"
 #include "z3_terms.h"
 
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <set>
-#include <thread>
 
 namespace argus::check::detail {
 
@@ -410,45 +406,6 @@ Violation unproven(const KernelReport &report, const Expr &at, const std::string
   return v;
 }
 
-// While it lives, a watcher thread interrupts `ctx` once the check is
-// cancelled or past its deadline: a Z3 query in flight (up to
-// query_timeout_ms) then ends at once instead of holding up the next version's
-// check. Nothing starts when the check can be neither cancelled nor late.
-class InterruptWhenStopped {
-public:
-  InterruptWhenStopped(z3::context &ctx, const CheckerOptions &options) {
-    if (!options.cancel && options.deadline == std::chrono::steady_clock::time_point::max())
-      return;
-    watcher_ = std::thread([this, &ctx, &options] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!done_) {
-        if (options.cancelled() || options.past_deadline()) {
-          ctx.interrupt();
-          return;
-        }
-        wake_.wait_for(lock, std::chrono::milliseconds(10));
-      }
-    });
-  }
-  ~InterruptWhenStopped() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_all();
-    if (watcher_.joinable())
-      watcher_.join(); // before the context goes
-  }
-  InterruptWhenStopped(const InterruptWhenStopped &) = delete;
-  InterruptWhenStopped &operator=(const InterruptWhenStopped &) = delete;
-
-private:
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool done_ = false;
-  std::thread watcher_;
-};
-
 } // namespace
 
 void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kernel,
@@ -460,12 +417,14 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
     if (v.kind == "out-of-bounds")
       reported.insert({v.range.begin.line, v.range.begin.column});
   std::set<const Expr *> done;
-  const InterruptWhenStopped watch(prover.ctx(), options);
   for (Query &q : queries) {
     const auto site =
         std::make_pair(q.subscript->range.begin.line, q.subscript->range.begin.column);
     if (reported.count(site) || done.count(q.subscript))
       continue;
+    // Between queries only: Z3 4.8.12 (Debian 12) can crash when a context is
+    // interrupted from another thread (Z3_interrupt), even one solving alone,
+    // so a query in flight runs to its own timeout (queryTimeoutMs).
     if (options.cancelled() || options.past_deadline()) {
       // The caller marks the report interrupted (never cached); a late check
       // says what it did not prove instead of passing over it in silence.

@@ -41,13 +41,20 @@ void Scheduler::check(std::shared_ptr<const CheckedFile> file,
     FullCheck result;
     result.diagnostics = file->diagnostics;
     if (!options.cancelled() && file->sema && !file->has_errors()) {
-      const std::vector<check::KernelReport> reports =
-          check::check_kernels(*file, options, cache_.get());
-      result.interrupted = std::any_of(reports.begin(), reports.end(),
-                                       [](const check::KernelReport &r) { return r.interrupted; });
-      for (Diagnostic &d : check::to_diagnostics(reports))
-        result.diagnostics.push_back(std::move(d));
-      sort_diagnostics(result.diagnostics);
+      try {
+        const std::vector<check::KernelReport> reports =
+            check::check_kernels(*file, options, cache_.get());
+        result.interrupted = std::any_of(reports.begin(), reports.end(),
+                                         [](const auto &r) { return r.interrupted; });
+        for (Diagnostic &d : check::to_diagnostics(reports))
+          result.diagnostics.push_back(std::move(d));
+        sort_diagnostics(result.diagnostics);
+      } catch (...) {
+        // check_kernels turns a kernel's failure into a W0901 itself; whatever
+        // escapes still ends with an answer, or the document would wait forever.
+        result.diagnostics = file->diagnostics;
+        result.interrupted = true;
+      }
     }
     result.interrupted = result.interrupted || options.cancelled();
     result.file = std::move(file);
