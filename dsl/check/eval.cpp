@@ -167,6 +167,9 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
       out.tags.resize(n);
       for (size_t i = 0; i < n; ++i)
         out.tags[i] = join(a.tags[i], b.tags[i]);
+      if (trace_) [[unlikely]]
+        for (size_t i = 0; i < n; ++i)
+          out.tags[i].origin = traced_origin(a.tags[i], b.tags[i]);
     } else if (!a.tags.empty() || !b.tags.empty()) {
       out.tags = a.tags.empty() ? b.tags : a.tags;
     }
@@ -197,6 +200,8 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
       if (tagged) {
         const Tag *ta = a.tag_at(lane, ea), *tb = b.tag_at(lane, eb);
         out.tags[o] = ta && tb ? join(*ta, *tb) : ta ? *ta : *tb;
+        if (trace_ && ta && tb) [[unlikely]]
+          out.tags[o].origin = traced_origin(*ta, *tb);
       }
     }
   }
