@@ -63,7 +63,7 @@ int32_t Machine::trace_site(int32_t node) const {
 int32_t Machine::trace_node(TraceAction action, int32_t site, int buffer, int64_t cell,
                             int64_t lane, const Tag &tag, int32_t source, int32_t write_site) {
   Trace &t = *trace_;
-  if (t.nodes.size() >= Trace::kMaxNodes) {
+  if (t.nodes.size() >= t.max_nodes) {
     // Past the cap: one summary node per (action, site), with no source, so
     // a history that reaches it ends there ("elided").
     t.capped = true;
@@ -89,12 +89,10 @@ int32_t Machine::trace_node(TraceAction action, int32_t site, int buffer, int64_
   n.write_site = write_site;
   n.buffer = buffer;
   n.lane = static_cast<int32_t>(lane);
-  n.cell = cell;
   if (buffer >= 0 && cell >= 0) {
     const Buffer &b = buffers_[static_cast<size_t>(buffer)];
     // Cells are physical; a swizzle (an XOR of address bits) is its own inverse.
-    if (b.swizzle)
-      n.cell = cell_index(b, cell * b.cell_bytes);
+    n.cell = static_cast<int32_t>(b.swizzle ? cell_index(b, cell * b.cell_bytes) : cell);
   }
   std::copy(tag.field.begin(), tag.field.end(), n.fields.begin());
   // The thread's block and loop counters, shared with the node before when
@@ -196,14 +194,14 @@ json Machine::trace_step(const TraceNode &n) const {
 
 json Machine::trace_history(const Where &where) const {
   std::vector<int32_t> chain;
-  for (int32_t n = where.from; n >= 0 && chain.size() < Trace::kMaxNodes;
+  for (int32_t n = where.from; n >= 0 && chain.size() < trace_->nodes.size();
        n = trace_->nodes[static_cast<size_t>(n)].source)
     chain.push_back(n);
   std::reverse(chain.begin(), chain.end());
   json steps = json::array();
   if (!chain.empty() && trace_->nodes[static_cast<size_t>(chain.front())].summary)
     steps.push_back({{"action", "elided"},
-                     {"reason", "the replay recorded at most " + std::to_string(Trace::kMaxNodes) +
+                     {"reason", "the replay recorded at most " + std::to_string(trace_->max_nodes) +
                                     " accesses; earlier steps are not known"}});
   // A loop that reads and writes the same cell (acc += ...) repeats the same
   // two steps every iteration: keep its first and last round.

@@ -9,8 +9,6 @@
 // Untraced runs never touch this (Machine::trace_ stays null).
 #pragma once
 
-#include "argus/dsl/source.h"
-
 #include <array>
 #include <cstdint>
 #include <map>
@@ -31,17 +29,18 @@ enum class TraceAction : uint8_t {
 };
 
 struct TraceNode {
-  TraceAction action = TraceAction::Read;
-  bool summary = false;    // past the cap: one node stands for every access at this site
-  int32_t site = -1;       // Machine::sites_ index
-  int32_t source = -1;     // the node the value came from (-1: the host, or nothing)
-  int32_t write_site = -1; // what Tag::origin means untraced: the site that wrote the bytes
-  int32_t buffer = -1;     // -1: not a memory access (Fill of no cell, Compute)
+  std::array<int32_t, 8> fields{}; // the tag's fields there
+  int32_t site = -1;               // Machine::sites_ index
+  int32_t source = -1;             // the node the value came from (-1: the host, or nothing)
+  int32_t write_site = -1;         // what Tag::origin means untraced: the site that wrote the bytes
+  int32_t buffer = -1;             // -1: not a memory access (Compute)
   int32_t lane = -1;
   int32_t context = -1; // Trace::contexts index: block and loop counters
-  int64_t cell = 0;     // logical cell (before any swizzle)
-  std::array<int32_t, 8> fields{};
+  int32_t cell = -1;    // logical cell (before any swizzle); checker buffers stay below 2^31
+  TraceAction action = TraceAction::Read;
+  bool summary = false; // past the cap: one node stands for every access at this site
 };
+static_assert(sizeof(TraceNode) <= 64);
 
 // The block and the loop counters of the thread at the access.
 struct TraceContext {
@@ -51,8 +50,9 @@ struct TraceContext {
 };
 
 struct Trace {
-  // Bounds the record: about 72 bytes a node, so at most ~38 MB.
-  static constexpr size_t kMaxNodes = size_t{1} << 19;
+  // Bounds the record: 64 bytes a node, so at most 32 MB by default.
+  static constexpr size_t kDefaultMaxNodes = size_t{1} << 19;
+  size_t max_nodes = kDefaultMaxNodes;
   std::vector<TraceNode> nodes;
   std::vector<TraceContext> contexts;
   std::map<std::pair<int, int32_t>, int32_t> summaries; // (action, site) → node, past the cap
