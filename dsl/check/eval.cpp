@@ -200,11 +200,14 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
       if (tagged) {
         const Tag *ta = a.tag_at(lane, ea), *tb = b.tag_at(lane, eb);
         out.tags[o] = ta && tb ? join(*ta, *tb) : ta ? *ta : *tb;
-        if (trace_ && ta && tb) [[unlikely]]
-          out.tags[o].origin = traced_origin(*ta, *tb);
       }
     }
   }
+  if (trace_ && tagged && !a.tags.empty() && !b.tags.empty()) [[unlikely]]
+    for (size_t lane = 0; lane < (uniform ? 1 : static_cast<size_t>(lanes_)); ++lane)
+      for (int e = 0; e < elems && (uniform || m[lane]); ++e)
+        out.tags[out.index(lane, e)].origin = traced_origin(
+            *a.tag_at(lane, a.elems == elems ? e : 0), *b.tag_at(lane, b.elems == elems ? e : 0));
   return out;
 }
 

@@ -333,14 +333,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
     first_cell = false;
   }
   tag.poison = tag.poison || poison;
-  if (trace_) [[unlikely]] {
-    // tag.origin is the first cell's write node (join keeps the first origin).
-    const int32_t source = tag.origin;
-    tag.origin = trace_node(TraceAction::Read, site_of(at), v.buffer, first, lane, tag, source,
-                            trace_site(source));
-    if (first_read || other_reader)
-      trace_read_log(v.buffer, first, tag.origin, first_read, other_reader);
-  }
+  if (trace_) [[unlikely]]
+    trace_read(v.buffer, lane, first, at, tag, first_read, other_reader);
   return true;
 }
 
@@ -505,9 +499,6 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
       const Cell &c = column[idx * lanes_];
       Tag &t = out.tags[static_cast<size_t>(lane * n + e)];
       t = c.tag;
-      if (trace_) [[unlikely]]
-        t.origin = trace_node(TraceAction::Read, site_of(at), v.buffer, idx, lane, t, c.tag.origin,
-                              trace_site(c.tag.origin));
       out.ints[static_cast<size_t>(lane * n + e)] = c.value;
       if (!c.initialized) {
         t.poison = true;
@@ -515,6 +506,8 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
       }
     }
   }
+  if (trace_) [[unlikely]] // a second pass keeps the loop above as it is untraced
+    trace_local(v, m, at, &out, nullptr);
   return out;
 }
 
@@ -542,15 +535,14 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
         const Tag *t = data.tag_at(static_cast<size_t>(lane), src);
         c.tag = t ? *t : Tag{};
         c.tag.origin = site;
-        if (trace_) [[unlikely]]
-          c.tag.origin = trace_node(TraceAction::Write, site, v.buffer, idx, lane, c.tag,
-                                    t ? t->origin : -1, site);
         c.value = data.at(static_cast<size_t>(lane), src);
         c.initialized = true;
         c.write_site = site;
         c.version += 1;
       }
     }
+    if (trace_) [[unlikely]]
+      trace_local(v, m, at, nullptr, &data);
     return;
   }
   if (b.space == MemorySpace::Shared)

@@ -378,7 +378,13 @@ public:
   int32_t trace_site(int32_t node) const;
   int32_t trace_node(TraceAction action, int32_t site, int buffer, int64_t cell, int64_t lane,
                      const Tag &tag, int32_t source, int32_t write_site);
-  // A read of a shared/global cell: the reads a write-after-read race is with.
+  // Out of line: the read's node; for a shared/global cell its place among
+  // the interval's reads (the ones a write-after-read race is with).
+  [[gnu::noinline]] void trace_read(int buffer, int64_t lane, int64_t cell, const Range &at,
+                                    Tag &tag, bool first_of_interval, bool other_reader);
+  // The nodes of a read (into *read) or a write (of *written) on the local fast path.
+  void trace_local(const View &v, const Mask &m, const Range &at, Value *read,
+                   const Value *written);
   void trace_read_log(int buffer, int64_t cell, int32_t node, bool first_of_interval,
                       bool other_reader);
   int32_t trace_reader(int buffer, int64_t cell, int64_t not_lane) const;

@@ -126,6 +126,44 @@ int32_t Machine::trace_node(TraceAction action, int32_t site, int buffer, int64_
   return static_cast<int32_t>(t.nodes.size() - 1);
 }
 
+void Machine::trace_read(int buffer, int64_t lane, int64_t cell, const Range &at, Tag &tag,
+                         bool first_of_interval, bool other_reader) {
+  // tag.origin is the first cell's write node (join keeps the first origin).
+  const int32_t source = tag.origin;
+  tag.origin = trace_node(TraceAction::Read, site_of(at), buffer, cell, lane, tag, source,
+                          trace_site(source));
+  if (first_of_interval || other_reader)
+    trace_read_log(buffer, cell, tag.origin, first_of_interval, other_reader);
+}
+
+void Machine::trace_local(const View &v, const Mask &m, const Range &at, Value *read,
+                          const Value *written) {
+  Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  const auto cells = element_cells(v);
+  const auto n = static_cast<int64_t>(cells.size());
+  const int32_t site = site_of(at);
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)] || v.is_bad(static_cast<size_t>(lane)))
+      continue;
+    const int64_t base = v.off(static_cast<size_t>(lane)) / b.cell_bytes;
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t idx = base + cells[static_cast<size_t>(e)];
+      if (idx < 0 || idx >= b.cells)
+        continue;
+      Cell &c = cell(b, lane, idx);
+      if (read) {
+        Tag &t = read->tags[static_cast<size_t>(lane * n + e)];
+        t.origin = trace_node(TraceAction::Read, site, v.buffer, idx, lane, t, c.tag.origin,
+                              trace_site(c.tag.origin));
+      } else {
+        const Tag *t = written->tag_at(static_cast<size_t>(lane), written->elems == n ? e : 0);
+        c.tag.origin = trace_node(TraceAction::Write, site, v.buffer, idx, lane, c.tag,
+                                  t ? t->origin : -1, site);
+      }
+    }
+  }
+}
+
 void Machine::trace_read_log(int buffer, int64_t cell, int32_t node, bool first_of_interval,
                              bool other_reader) {
   auto &entry = trace_->reads[cell_key(buffer, cell)];
