@@ -376,6 +376,9 @@ public:
   std::unique_ptr<Trace> trace_;
   int32_t origin_site(int32_t origin) const { return trace_ ? trace_site(origin) : origin; }
   int32_t trace_site(int32_t node) const;
+  // Between statements of the kernel (no temporaries hold tags): past the
+  // soft cap, keeps only the nodes live memory and registers still reach.
+  void trace_compact_if_full();
   int32_t trace_node(TraceAction action, int32_t site, int buffer, int64_t cell, int64_t lane,
                      const Tag &tag, int32_t source, int32_t write_site);
   // Out of line: the read's node; for a shared/global cell its place among

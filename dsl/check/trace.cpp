@@ -63,7 +63,7 @@ int32_t Machine::trace_site(int32_t node) const {
 int32_t Machine::trace_node(TraceAction action, int32_t site, int buffer, int64_t cell,
                             int64_t lane, const Tag &tag, int32_t source, int32_t write_site) {
   Trace &t = *trace_;
-  if (t.nodes.size() >= t.max_nodes) {
+  if (t.nodes.size() >= t.hard_cap()) {
     // Past the cap: one summary node per (action, site), with no source, so
     // a history that reaches it ends there ("elided").
     t.capped = true;
@@ -164,20 +164,129 @@ void Machine::trace_local(const View &v, const Mask &m, const Range &at, Value *
   }
 }
 
+namespace {
+
+// Every tag a value holds, views' indices included.
+template <class F> void for_each_tag(Value &v, const F &f) {
+  for (Tag &t : v.tags)
+    f(t);
+  for (Value &item : v.items)
+    for_each_tag(item, f);
+  if (v.view)
+    for (Value &c : v.view->coords)
+      for_each_tag(c, f);
+}
+
+} // namespace
+
+void Machine::trace_compact_if_full() {
+  Trace &t = *trace_;
+  if (t.nodes.size() < std::max(t.max_nodes, t.compact_at) || !return_slots_.empty())
+    return; // inside a @device call the caller's temporaries may hold nodes
+  // Roots: every cell, every value in a register, async copies in flight,
+  // the reads a race may name, the summaries.
+  std::vector<int32_t *> roots;
+  for (Buffer &b : buffers_)
+    for (Cell &c : b.data)
+      roots.push_back(&c.tag.origin);
+  for (auto &group : open_group_)
+    for (PendingWrite &w : group)
+      roots.push_back(&w.tag.origin);
+  for (auto &groups : committed_)
+    for (auto &group : groups)
+      for (PendingWrite &w : group)
+        roots.push_back(&w.tag.origin);
+  for (auto &[symbol, value] : env_)
+    for_each_tag(value, [&](Tag &tag) { roots.push_back(&tag.origin); });
+  for (auto &[name, value] : lambda_env_)
+    for_each_tag(value, [&](Tag &tag) { roots.push_back(&tag.origin); });
+  std::erase_if(t.reads, [&](const auto &entry) { return entry.second.epoch != epoch_; });
+  for (auto &[key, reads] : t.reads) {
+    roots.push_back(&reads.first);
+    roots.push_back(&reads.other);
+  }
+  for (auto &[key, node] : t.summaries)
+    roots.push_back(&node);
+  // A loop's rounds on one cell (acc += ...: write, read, write, read, ...)
+  // would keep every round alive: splice out all but the first and the last.
+  // In index order a node's sources are already spliced.
+  auto same = [&](int32_t x, int32_t y) {
+    const TraceNode &a = t.nodes[static_cast<size_t>(x)], &b = t.nodes[static_cast<size_t>(y)];
+    return a.action == b.action && a.site == b.site && a.buffer == b.buffer && a.cell == b.cell &&
+           a.lane == b.lane && !a.summary && !b.summary;
+  };
+  auto source_of = [&](int32_t x) { return x < 0 ? -1 : t.nodes[static_cast<size_t>(x)].source; };
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    TraceNode &n = t.nodes[i];
+    const int32_t s1 = n.source, s2 = source_of(s1), s3 = source_of(s2);
+    if (s3 < 0 || !same(static_cast<int32_t>(i), s2) || !same(s1, s3))
+      continue;
+    const int total = n.spliced + 2 + t.nodes[static_cast<size_t>(s1)].spliced +
+                      t.nodes[static_cast<size_t>(s2)].spliced;
+    n.spliced = static_cast<uint16_t>(std::min(total, 65535));
+    n.source = s3;
+  }
+  // Mark what the roots reach through their sources.
+  std::vector<uint8_t> live(t.nodes.size(), 0);
+  for (const int32_t *root : roots)
+    for (int32_t n = *root;
+         n >= 0 && static_cast<size_t>(n) < t.nodes.size() && !live[static_cast<size_t>(n)];
+         n = t.nodes[static_cast<size_t>(n)].source)
+      live[static_cast<size_t>(n)] = 1;
+  // Compact in order (a source stays before its users) and renumber.
+  std::vector<int32_t> renumbered(t.nodes.size(), -1);
+  size_t kept = 0;
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    if (!live[i])
+      continue;
+    TraceNode n = t.nodes[i];
+    if (n.source >= 0)
+      n.source = renumbered[static_cast<size_t>(n.source)];
+    renumbered[i] = static_cast<int32_t>(kept);
+    t.nodes[kept++] = n;
+  }
+  t.nodes.resize(kept);
+  // The contexts the kept nodes name, renumbered the same way.
+  std::vector<int32_t> context_of(t.contexts.size(), -1);
+  for (const TraceNode &n : t.nodes)
+    if (n.context >= 0)
+      context_of[static_cast<size_t>(n.context)] = 0;
+  size_t contexts = 0;
+  for (size_t i = 0; i < t.contexts.size(); ++i)
+    if (context_of[i] == 0) {
+      context_of[i] = static_cast<int32_t>(contexts);
+      if (i != contexts) // a self-move would empty it
+        t.contexts[contexts] = std::move(t.contexts[i]);
+      ++contexts;
+    }
+  t.contexts.resize(contexts);
+  for (TraceNode &n : t.nodes)
+    if (n.context >= 0)
+      n.context = context_of[static_cast<size_t>(n.context)];
+  for (int32_t *root : roots)
+    if (*root >= 0)
+      *root = static_cast<size_t>(*root) < renumbered.size()
+                  ? renumbered[static_cast<size_t>(*root)]
+                  : -1;
+  ++t.compactions;
+  // The next one when the record doubles: compactions stay linear in all.
+  t.compact_at = 2 * kept;
+}
+
 void Machine::trace_read_log(int buffer, int64_t cell, int32_t node, bool first_of_interval,
                              bool other_reader) {
   auto &entry = trace_->reads[cell_key(buffer, cell)];
   if (first_of_interval)
-    entry = {node, -1};
-  else if (other_reader)
-    entry.second = node;
+    entry = {epoch_, node, -1};
+  else if (other_reader && entry.epoch == epoch_)
+    entry.other = node;
 }
 
 int32_t Machine::trace_reader(int buffer, int64_t cell, int64_t not_lane) const {
   auto it = trace_->reads.find(cell_key(buffer, cell));
-  if (it == trace_->reads.end())
+  if (it == trace_->reads.end() || it->second.epoch != epoch_)
     return -1;
-  const auto [first, other] = it->second;
+  const auto [epoch, first, other] = it->second;
   if (first >= 0 && trace_->nodes[static_cast<size_t>(first)].lane != not_lane)
     return first;
   return other >= 0 ? other : first;
@@ -232,15 +341,19 @@ json Machine::trace_step(const TraceNode &n) const {
 
 json Machine::trace_history(const Where &where) const {
   std::vector<int32_t> chain;
-  for (int32_t n = where.from; n >= 0 && chain.size() < trace_->nodes.size();
+  // Bounds-checked: a tag a compaction could not see (a loop bound, say) may
+  // name a node that is gone.
+  for (int32_t n = where.from; n >= 0 && static_cast<size_t>(n) < trace_->nodes.size() &&
+                               chain.size() < trace_->nodes.size();
        n = trace_->nodes[static_cast<size_t>(n)].source)
     chain.push_back(n);
   std::reverse(chain.begin(), chain.end());
   json steps = json::array();
   if (!chain.empty() && trace_->nodes[static_cast<size_t>(chain.front())].summary)
-    steps.push_back({{"action", "elided"},
-                     {"reason", "the replay recorded at most " + std::to_string(trace_->max_nodes) +
-                                    " accesses; earlier steps are not known"}});
+    steps.push_back(
+        {{"action", "elided"},
+         {"reason", "the replay's record was full (" + std::to_string(trace_->hard_cap()) +
+                        " live accesses); earlier steps are not known"}});
   // A loop that reads and writes the same cell (acc += ...) repeats the same
   // two steps every iteration: keep its first and last round.
   auto key = [&](size_t i) {
@@ -250,6 +363,8 @@ json Machine::trace_history(const Where &where) const {
   std::vector<json> kept;
   size_t repeated = 0;
   for (size_t i = 0; i < chain.size(); ++i) {
+    // Rounds a compaction spliced out come just before the node that had them.
+    repeated += trace_->nodes[static_cast<size_t>(chain[i])].spliced;
     if (i >= 2 && i + 2 < chain.size() && key(i) == key(i - 2) && key(i) == key(i + 2)) {
       ++repeated;
       continue;

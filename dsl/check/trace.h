@@ -39,6 +39,9 @@ struct TraceNode {
   int32_t cell = -1;    // logical cell (before any swizzle); checker buffers stay below 2^31
   TraceAction action = TraceAction::Read;
   bool summary = false; // past the cap: one node stands for every access at this site
+  // Steps a compaction spliced out between this node and its source: the
+  // rounds of a loop that reads and writes the same cell (saturates).
+  uint16_t spliced = 0;
 };
 static_assert(sizeof(TraceNode) <= 64);
 
@@ -50,16 +53,27 @@ struct TraceContext {
 };
 
 struct Trace {
-  // Bounds the record: 64 bytes a node, so at most 32 MB by default.
-  static constexpr size_t kDefaultMaxNodes = size_t{1} << 19;
+  // Bounds the record: 64 bytes a node. Past max_nodes the next statement
+  // compacts the record to the nodes still reachable; at twice max_nodes
+  // (one statement's accesses, or a live set that big) new accesses get
+  // summary nodes. 32 MB at most by default.
+  static constexpr size_t kDefaultMaxNodes = size_t{1} << 18;
   size_t max_nodes = kDefaultMaxNodes;
+  size_t compact_at = 0; // the next compaction's size, when above max_nodes
+  size_t hard_cap() const { return 2 * max_nodes; }
+  int64_t compactions = 0;
   std::vector<TraceNode> nodes;
   std::vector<TraceContext> contexts;
   std::map<std::pair<int, int32_t>, int32_t> summaries; // (action, site) → node, past the cap
-  bool capped = false;
+  bool capped = false;                                  // summary nodes were handed out
   // Per shared/global cell ((buffer << 40) | cell): the first read of the
   // barrier interval and a read by another thread (the write-after-read race).
-  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> reads;
+  // Kept for the barrier interval (epoch) they were read in only.
+  struct Reads {
+    int64_t epoch = -1;
+    int32_t first = -1, other = -1;
+  };
+  std::unordered_map<uint64_t, Reads> reads;
 };
 
 } // namespace argus::check::detail

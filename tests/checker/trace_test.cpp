@@ -70,22 +70,115 @@ TEST(Trace, UntracedRunsRecordNothingAndReportTheSame) {
   EXPECT_EQ(t->history[2]["thread"]["thread"], nlohmann::json::array({0, 0, 0}));
 }
 
-// Past its cap the record keeps one node per (action, site) with no source:
-// the history says that it starts there.
+// Past twice its soft cap (one statement's accesses here: tile[t] = X[t] of
+// 32 threads makes 64) the record keeps one node per (action, site) with no
+// source: the history says that it starts there.
 TEST(Trace, AFullRecordCutsTheHistoryAndSaysSo) {
   const CheckedFile file = check_source("shifted.argus", kShifted);
   const check::Violation *full = nullptr;
-  const auto violations = run(file, 40); // X and tile of 32 threads already take 64
+  const auto violations = run(file, 20);
   full = mismatch(violations);
   ASSERT_NE(full, nullptr);
   const nlohmann::json &h = full->history;
   ASSERT_GE(h.size(), 3u) << h.dump(1);
   EXPECT_EQ(h[0]["action"], "elided");
-  EXPECT_NE(h[0]["reason"].get<std::string>().find("at most 40 accesses"), std::string::npos);
+  EXPECT_NE(h[0]["reason"].get<std::string>().find("full (40 live accesses)"), std::string::npos)
+      << h[0];
   EXPECT_TRUE(h[1].value("summary", false)) << h.dump(1);
   EXPECT_FALSE(h[1].contains("thread"));
   EXPECT_EQ(h.back()["action"], "violation");
   EXPECT_EQ(full->data, mismatch(run(file, std::nullopt))->data);
+}
+
+// Every round of this loop overwrites frag[0]: its reads and writes die, and
+// a record far smaller than the replay's accesses keeps the history whole by
+// compacting to what memory and registers still reach.
+constexpr const char *kOverwritten = R"(THREADS = 32
+
+
+@kernel(grid=1, block=THREADS)
+def overwritten(X: Tensor((THREADS,), f32), Y: Tensor((THREADS,), f32)):
+    tag(X, ("i",))
+    tile = make_shared((THREADS,), f32)
+    frag = make_local((1,), f32)
+    t = thread_id()
+    tile[t] = X[t]
+    syncthreads()
+    for r in range(0, 40):
+        frag[0] = tile[(t + r) % THREADS]
+        Y[t] = frag[0]
+    assert_tag(frag[0], {"i": t})
+)";
+
+TEST(Trace, CompactionKeepsTheHistoryOfALongReplay) {
+  const CheckedFile file = check_source("overwritten.argus", kOverwritten);
+  const sema::FunctionInfo *kernel = file.sema->function_info("overwritten");
+  ASSERT_NE(kernel, nullptr);
+  auto traced = [&](size_t max_nodes, int64_t *compactions) {
+    check::CheckerOptions options;
+    options.symbolic = false;
+    check::detail::Machine machine(file, *kernel, options);
+    machine.trace_ = std::make_unique<check::detail::Trace>();
+    machine.trace_->max_nodes = max_nodes;
+    machine.run({});
+    *compactions = machine.trace_->compactions;
+    EXPECT_FALSE(machine.trace_->capped);
+    EXPECT_LE(machine.trace_->nodes.size(), machine.trace_->hard_cap());
+    const auto violations = machine.take_violations();
+    const check::Violation *v = mismatch(violations);
+    return v ? v->history : nlohmann::json();
+  };
+  int64_t none = 0, some = 0;
+  const nlohmann::json whole = traced(check::detail::Trace::kDefaultMaxNodes, &none);
+  // 40 rounds of 32 threads: 5,000 accesses through a record of 300.
+  const nlohmann::json compacted = traced(300, &some);
+  EXPECT_EQ(none, 0);
+  EXPECT_GT(some, 3);
+  ASSERT_FALSE(whole.empty());
+  EXPECT_EQ(whole[0]["tensor"], "X");
+  EXPECT_EQ(whole[0]["element"], nlohmann::json::array({7})); // r = 39: tile[(0 + 39) % 32]
+  EXPECT_EQ(compacted, whole);
+}
+
+// acc += a * b over 16 k-tiles keeps every round of every accumulator
+// alive; compactions splice the rounds out, so the store's history still
+// reaches A through a record of 20,000 nodes (the replay makes ~300,000).
+TEST(Trace, CompactionSplicesAnAccumulatorsRounds) {
+  const std::string path =
+      std::string(ARGUS_SOURCE_DIR) + "/tests/checker/corpus/transposed_store.argus";
+  const CheckedFile file = check_source(path, checker_test::read_file(path));
+  const sema::FunctionInfo *kernel = file.sema->function_info("gemm_tiled");
+  ASSERT_NE(kernel, nullptr);
+  check::CheckerOptions options;
+  options.symbolic = false;
+  check::detail::Machine machine(file, *kernel, options);
+  machine.trace_ = std::make_unique<check::detail::Trace>();
+  machine.trace_->max_nodes = 20000;
+  machine.run({{"M", 32}, {"N", 32}, {"K", 256}});
+  EXPECT_GT(machine.trace_->compactions, 3);
+  EXPECT_FALSE(machine.trace_->capped);
+  const auto violations = machine.take_violations();
+  const check::Violation *store = nullptr;
+  for (const check::Violation &v : violations)
+    if (v.kind == "tag-mismatch" && v.check == "store")
+      store = &v;
+  ASSERT_NE(store, nullptr);
+  const nlohmann::json &h = store->history;
+  ASSERT_GE(h.size(), 6u) << h.dump(1);
+  EXPECT_EQ(h[0]["tensor"], "A");
+  EXPECT_EQ(h[0]["iteration"]["kt"], 0) << "contexts survive compaction: " << h[0];
+  EXPECT_EQ(h[3]["tensor"], "acc");
+  size_t elided = 0;
+  for (const auto &step : h)
+    if (step["action"] == "elided") {
+      EXPECT_EQ(step.value("why", std::string()), "repeated") << step;
+      elided += step["steps"].get<size_t>();
+    }
+  // 16 tiles of 16 k-steps, a read and a write each, less the rounds shown.
+  EXPECT_GT(elided, 400u);
+  EXPECT_LT(elided, 512u);
+  EXPECT_EQ(h[h.size() - 3]["iteration"]["kt"], 15);
+  EXPECT_EQ(h.back()["tensor"], "C");
 }
 
 // Traced, Tag::origin holds trace nodes: every corpus and example kernel
