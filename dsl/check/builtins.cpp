@@ -130,6 +130,10 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
   const int index = new_buffer(std::move(b));
   Buffer &buf = buffers_[static_cast<size_t>(index)];
   if (name == "full") {
+    // Traced replays: one node stands for the whole fill.
+    const int32_t filled = trace_ ? trace_node(TraceAction::Fill, site_of(call.range), index, -1,
+                                               -1, Tag{}, -1, site_of(call.range))
+                                  : -1;
     Value fill = uniform_int(0);
     if (const Expr *v = arg_of(call, 1, "value"))
       fill = data(*v, m);
@@ -142,7 +146,7 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
                 fill.kind == ValueKind::Data ? fill.tag_at(static_cast<size_t>(lane)) : nullptr)
           c.tag = *t;
         c.write_site = site_of(call.range);
-        c.tag.origin = c.write_site;
+        c.tag.origin = trace_ ? filled : c.write_site;
       }
   }
   View v;

@@ -448,7 +448,8 @@ std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports)
   return out;
 }
 
-bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data) {
+bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data,
+            nlohmann::json *history) {
   if (!file.sema || !data.is_object() || !data.contains("kind"))
     return false;
   const sema::FunctionInfo *info = file.sema->function_info(kernel);
@@ -470,6 +471,8 @@ bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::
     block = std::array<int64_t, 3>{b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()};
   }
   detail::Machine machine(file, *info, options);
+  if (history)
+    machine.trace_ = std::make_unique<detail::Trace>();
   machine.run(sizes, block);
   const std::string kind = data["kind"].get<std::string>();
   for (const Violation &v : machine.take_violations()) {
@@ -481,11 +484,13 @@ bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::
           v.range.begin.column != p["character"].get<uint32_t>())
         continue;
     }
-    if (whole_grid)
+    // The same thread (unless grid-wide): the interpreter finds the first
+    // failing thread in the same order.
+    if (whole_grid || (v.data.contains("thread") && v.data["thread"] == data["thread"])) {
+      if (history)
+        *history = v.history.is_array() ? v.history : nlohmann::json::array();
       return true;
-    // The same thread: the interpreter finds the first failing thread in the same order.
-    if (v.data.contains("thread") && v.data["thread"] == data["thread"])
-      return true;
+    }
   }
   return false;
 }

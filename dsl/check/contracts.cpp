@@ -121,7 +121,7 @@ void Machine::check_store_contract(const Buffer &b, int64_t cell_idx, const Tag 
     where.range = at;
     where.tensor = b.name;
     where.coord = cell_coords(b, cell_idx);
-    where.origin = tag.origin;
+    blame(where, tag);
     const std::string field = field_names_[static_cast<size_t>(f)];
     std::string coord;
     for (int64_t c : where.coord)
@@ -182,7 +182,7 @@ void Machine::assert_tag(const Expr &call, const Mask &m) {
         if (!should_report("tag-mismatch", call.range))
           return;
         Where w = where_used(call, x_e, place, lane);
-        w.origin = got_tag.origin;
+        blame(w, got_tag);
         Violation &v =
             report("tag-mismatch", "assert_tag", w,
                    "tag mismatch on field " + field + ": expected " + std::to_string(expected) +
@@ -253,8 +253,8 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
         Where w = where_used(call, call.arg(0), px, lane);
         if (x.elems > 1)
           w.coord.push_back(e);
-        w.origin = a.origin;
-        w.more_origins = {b.origin};
+        blame(w, a);
+        w.more_origins = {origin_site(b.origin)};
         const std::string field = field_names_[static_cast<size_t>(f)];
         Violation &v =
             report("tag-mismatch", "assert_tag_eq", w,

@@ -167,6 +167,9 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
       out.tags.resize(n);
       for (size_t i = 0; i < n; ++i)
         out.tags[i] = join(a.tags[i], b.tags[i]);
+      if (trace_) [[unlikely]]
+        for (size_t i = 0; i < n; ++i)
+          out.tags[i].origin = traced_origin(a.tags[i], b.tags[i]);
     } else if (!a.tags.empty() || !b.tags.empty()) {
       out.tags = a.tags.empty() ? b.tags : a.tags;
     }
@@ -200,6 +203,11 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
       }
     }
   }
+  if (trace_ && tagged && !a.tags.empty() && !b.tags.empty()) [[unlikely]]
+    for (size_t lane = 0; lane < (uniform ? 1 : static_cast<size_t>(lanes_)); ++lane)
+      for (int e = 0; e < elems && (uniform || m[lane]); ++e)
+        out.tags[out.index(lane, e)].origin = traced_origin(
+            *a.tag_at(lane, a.elems == elems ? e : 0), *b.tag_at(lane, b.elems == elems ? e : 0));
   return out;
 }
 

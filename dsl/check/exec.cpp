@@ -68,6 +68,8 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
 void Machine::exec(const Stmt &s, Mask &m) {
   if (stopped_)
     return;
+  if (trace_) [[unlikely]]
+    trace_compact_if_full();
   // Polled now and then: a clock read per statement would cost more than the statement.
   if ((steps_ & 1023) == 0 && (options_.cancelled() || options_.past_deadline())) {
     interrupted_ = true;

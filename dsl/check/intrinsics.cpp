@@ -138,8 +138,8 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
             where.range = call.range;
             where.tensor = tensor_name(call.arg(0));
             where.coord = {i, k};
-            where.origin = x.origin;
-            where.more_origins = {y.origin};
+            blame(where, x);
+            where.more_origins = {origin_site(y.origin)};
             const std::string field = field_names_[static_cast<size_t>(f)];
             Violation &v = report("tag-mismatch", "mma-operands", where,
                                   "tag mismatch on field " + field + ": A operand " + tag_text(x) +
@@ -174,6 +174,9 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
         const size_t o = static_cast<size_t>(lane * mc.values + mc.value[idx]);
         Tag t = join(out.tags[o], join(row[static_cast<size_t>(i)], col[static_cast<size_t>(j)]));
         t.origin = site_of(call.range);
+        if (trace_) [[unlikely]] // the history goes on through the A operand
+          t.origin = trace_node(TraceAction::Compute, t.origin, -1, -1, lane, t,
+                                row[static_cast<size_t>(i)].origin, t.origin);
         out.tags[o] = t;
       }
   }
@@ -301,7 +304,9 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
       }
       l.pending_lane = static_cast<int32_t>(lane);
       l.pending_site = site;
-      t.origin = site;
+      t.origin =
+          trace_ ? trace_node(TraceAction::AsyncCopy, site, d.buffer, idx, lane, t, t.origin, site)
+                 : site;
       open_group_[static_cast<size_t>(lane)].push_back(PendingWrite{d.buffer, idx, t, value, site});
     }
   }

@@ -275,6 +275,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
   tag = Tag{};
   bool first_cell = true;
   bool poison = false;
+  bool first_read = false, other_reader = false; // of the interval (traced replays)
   for (int64_t k = 0; k < count; ++k) {
     Cell &c = cell(b, lane, first + k);
     CellLog *log = b.space == MemorySpace::Local ? nullptr : &b.log[static_cast<size_t>(first + k)];
@@ -288,6 +289,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         w.range = at;
         w.tensor = b.name;
         w.coord = cell_coords(b, first + k);
+        w.from = trace_ ? c.tag.origin : -1;
         return w;
       };
       if (l.pending_lane >= 0) {
@@ -309,9 +311,12 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
           report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
       }
       if (l.read_epoch == epoch_ && l.reader_block == block_linear_) {
-        if (l.reader != lane)
+        if (l.reader != lane) {
+          other_reader = k == 0 && !l.many_readers;
           l.many_readers = true;
+        }
       } else {
+        first_read = k == 0;
         l.read_epoch = epoch_;
         l.reader_block = static_cast<int32_t>(block_linear_);
         l.reader = static_cast<int32_t>(lane);
@@ -328,6 +333,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
     first_cell = false;
   }
   tag.poison = tag.poison || poison;
+  if (trace_) [[unlikely]]
+    trace_read(v.buffer, lane, first, at, tag, first_read, other_reader);
   return true;
 }
 
@@ -344,6 +351,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       w.range = at;
       w.tensor = b.name;
       w.coord = cell_coords(b, index);
+      w.from = trace_ ? c.tag.origin : -1; // the cell's history so far
       return w;
     };
     const bool coverage_reports = b.covered && b.space == MemorySpace::Global;
@@ -366,6 +374,8 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       if (should_report("race", at)) {
         Where w = where();
         w.origin = l.read_site;
+        if (trace_) [[unlikely]]
+          w.from = trace_reader(buffer, index, lane);
         const int32_t other = l.reader != lane ? l.reader : -1;
         Violation &viol =
             report("race", "read-write", w,
@@ -386,6 +396,9 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
   const int32_t site = site_of(at);
   c.tag = tag ? *tag : Tag{};
   c.tag.origin = site;
+  if (trace_) [[unlikely]]
+    c.tag.origin = trace_node(async_landing ? TraceAction::AsyncLand : TraceAction::Write, site,
+                              buffer, index, lane, c.tag, tag ? tag->origin : -1, site);
   c.value = value;
   c.initialized = true;
   c.write_site = site;
@@ -493,6 +506,8 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
       }
     }
   }
+  if (trace_) [[unlikely]] // a second pass keeps the loop above as it is untraced
+    trace_local(v, m, at, &out, nullptr);
   return out;
 }
 
@@ -526,6 +541,8 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
         c.version += 1;
       }
     }
+    if (trace_) [[unlikely]]
+      trace_local(v, m, at, nullptr, &data);
     return;
   }
   if (b.space == MemorySpace::Shared)

@@ -13,6 +13,7 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/sema.h"
 #include "argus/layout/layout.h"
+#include "trace.h"
 
 #include <array>
 #include <cstdint>
@@ -302,6 +303,10 @@ public:
     std::vector<int64_t> coord;
     int32_t origin = -1;
     std::vector<int32_t> more_origins;
+    // Traced replays: the trace node the history walks back from, and the
+    // offending value's tag.
+    int32_t from = -1;
+    std::optional<Tag> tag;
   };
   static uint64_t site_key(const Range &range);
   bool already_reported(const std::string &kind, const Range &range) const;
@@ -366,6 +371,38 @@ public:
   void check_store_contract(const Buffer &b, int64_t cell, const Tag &tag, int64_t lane,
                             const Range &at);
 
+  // trace.cpp: only during a traced check::replay, where Tag::origin holds a
+  // node of trace_ (trace.h). origin_site gives what it means untraced.
+  std::unique_ptr<Trace> trace_;
+  int32_t origin_site(int32_t origin) const { return trace_ ? trace_site(origin) : origin; }
+  int32_t trace_site(int32_t node) const;
+  // Between statements of the kernel (no temporaries hold tags): past the
+  // soft cap, keeps only the nodes live memory and registers still reach.
+  void trace_compact_if_full();
+  int32_t trace_node(TraceAction action, int32_t site, int buffer, int64_t cell, int64_t lane,
+                     const Tag &tag, int32_t source, int32_t write_site);
+  // Out of line: the read's node; for a shared/global cell its place among
+  // the interval's reads (the ones a write-after-read race is with).
+  [[gnu::noinline]] void trace_read(int buffer, int64_t lane, int64_t cell, const Range &at,
+                                    Tag &tag, bool first_of_interval, bool other_reader);
+  // The nodes of a read (into *read) or a write (of *written) on the local fast path.
+  void trace_local(const View &v, const Mask &m, const Range &at, Value *read,
+                   const Value *written);
+  void trace_read_log(int buffer, int64_t cell, int32_t node, bool first_of_interval,
+                      bool other_reader);
+  int32_t trace_reader(int buffer, int64_t cell, int64_t not_lane) const;
+  // The history of a + b goes on through the first operand that carries tags
+  // (acc + a * b from an untagged acc: through a * b).
+  static int32_t traced_origin(const Tag &a, const Tag &b) {
+    return a.origin >= 0 && (!a.empty() || b.empty()) ? a.origin
+           : b.origin >= 0                            ? b.origin
+                                                      : a.origin;
+  }
+  // Points `where` at the value whose tag is wrong (origin, history, tag).
+  void blame(Where &where, const Tag &tag) const;
+  nlohmann::json trace_history(const Where &where) const;
+  nlohmann::json trace_step(const TraceNode &node) const;
+
   // lints.cpp
   void lint_shared_access(const View &v, const Mask &m, const Range &at, int64_t bytes_per_lane);
   void lint_shared_rows(const std::vector<std::pair<int64_t, int64_t>> &lane_addresses,
@@ -373,6 +410,8 @@ public:
   void lint_global_access(const View &v, const Mask &m, const Range &at, bool write);
   void lint_reload(const View &src, const Mask &m, const Range &at);
 };
+
+static_assert(std::tuple_size_v<decltype(TraceNode::fields)> == kMaxFields);
 
 int64_t dtype_bytes(ScalarKind kind);
 int64_t floor_div(int64_t a, int64_t b);

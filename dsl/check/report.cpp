@@ -119,6 +119,8 @@ Violation &Machine::report(const std::string &kind, const std::string &check, co
     v.related.push_back(RelatedInformation{r, "written here"});
   }
   v.data["fixes"] = nlohmann::json::array();
+  if (trace_) [[unlikely]]
+    v.history = trace_history(where);
   violations_.push_back(std::move(v));
   return violations_.back();
 }

@@ -2,6 +2,7 @@
 
 #include "argus/dsl/checker.h"
 
+#include <map>
 #include <set>
 
 namespace argus {
@@ -71,6 +72,56 @@ std::string role_of_note(const std::string &note) {
   return "other";
 }
 
+std::string element_text(const json &step) {
+  std::string text = step.value("tensor", std::string());
+  if (step.contains("element"))
+    text += "[" + join_ints(step["element"]) + "]";
+  return text;
+}
+
+std::string thread_text(const json &thread) {
+  if (!thread.is_object())
+    return "";
+  return "block (" + join_ints(thread.value("block", json::array())) + "), thread (" +
+         join_ints(thread.value("thread", json::array())) + ")";
+}
+
+// One step of an element's history in words: "A[0, 3] (global) read by
+// block (0, 0, 0), thread (0, 0, 0), kt = 0: {m: 0, k: 3}".
+std::string step_text(const json &step) {
+  const std::string action = step.value("action", std::string());
+  if (action == "elided")
+    return step.contains("steps")
+               ? "… " + step["steps"].dump() +
+                     (step.contains("why") ? " steps repeating the ones around them"
+                                           : " steps left out")
+               : "… " + step.value("reason", std::string("earlier steps"));
+  std::string text = element_text(step);
+  if (step.contains("space"))
+    text += " (" + step["space"].get<std::string>() + ")";
+  static const std::map<std::string, std::string> verbs = {
+      {"read", "read"},
+      {"write", "written"},
+      {"fill", "filled"},
+      {"async-copy", "async copy issued"},
+      {"async-land", "landed (the async copy was waited for)"},
+      {"compute", "computed (from the A operand)"},
+      {"violation", "violation"}};
+  const auto verb = verbs.find(action);
+  text += (text.empty() ? "" : " ") + (verb == verbs.end() ? action : verb->second);
+  if (step.value("written_by", std::string()) == "host")
+    text += " (host data)";
+  if (step.contains("thread"))
+    text += " by " + thread_text(step["thread"]);
+  if (step.contains("iteration") && !step["iteration"].empty())
+    text += ", " + assignments(step["iteration"]);
+  if (step.value("summary", false))
+    text += " (one of many: the record was full)";
+  if (step.contains("tag"))
+    text += ": tags " + tag_record(step["tag"]);
+  return text;
+}
+
 // The keys every counterexample may carry; everything else is a detail of its kind.
 const std::set<std::string> &common_keys() {
   static const std::set<std::string> keys = {
@@ -79,7 +130,8 @@ const std::set<std::string> &common_keys() {
   return keys;
 }
 
-std::string markdown_of(const json &trace, const std::vector<ExplainSite> &sites) {
+std::string markdown_of(const json &trace, const std::vector<ExplainSite> &sites,
+                        const std::vector<std::string> &history) {
   std::string md = "**" + trace["code"].get<std::string>() + " " +
                    trace["kind"].get<std::string>() + "** (`" + trace["check"].get<std::string>() +
                    "`) in kernel `" + trace["kernel"].get<std::string>() + "`\n\n" +
@@ -111,12 +163,22 @@ std::string markdown_of(const json &trace, const std::vector<ExplainSite> &sites
         it.value().is_object() && it.key() != "other_thread"
             ? assignments(it.value())
             : (it.value().is_string() ? it.value().get<std::string>() : it.value().dump()));
-  if (!sites.empty()) {
+  bool has_sites = false;
+  for (const ExplainSite &site : sites)
+    has_sites = has_sites || site.role != "step";
+  if (has_sites) {
     md += "\nTrace:\n";
     int n = 1;
     for (const ExplainSite &site : sites)
-      md += std::to_string(n++) + ". line " + std::to_string(site.position.line + 1) + ": `" +
-            site.source + "` — " + site.note + "\n";
+      if (site.role != "step")
+        md += std::to_string(n++) + ". line " + std::to_string(site.position.line + 1) + ": `" +
+              site.source + "` — " + site.note + "\n";
+  }
+  if (!history.empty()) {
+    md += "\nHistory of the element, from its origin to the violation:\n";
+    int n = 1;
+    for (const std::string &step : history)
+      md += std::to_string(n++) + ". " + step + "\n";
   }
   md += std::string("\nReplayed on the interpreter: ") +
         (trace["replayed"].get<bool>() ? "yes" : "no") + ".\n";
@@ -174,9 +236,21 @@ std::optional<Explanation> explain_counterexample(const CheckedFile &file, const
   for (const Diagnostic &d : file.diagnostics)
     front_end_errors =
         front_end_errors || (d.severity == Severity::Error && !d.code.starts_with("E09"));
+  json history = json::array();
   t["replayed"] = file.sema && !front_end_errors &&
-                  check::replay(file, data["kernel"].get<std::string>(), data);
-  e.markdown = markdown_of(t, e.sites);
+                  check::replay(file, data["kernel"].get<std::string>(), data, &history);
+  t["history"] = history;
+  std::vector<std::string> history_lines;
+  for (const json &step : history) {
+    const auto p = position_of(step.value("program_point", json()));
+    const std::string source = p && file.source ? line_text(*file.source, p->line) : "";
+    history_lines.push_back(
+        (p ? "line " + std::to_string(p->line + 1) + ": `" + source + "` — " : std::string()) +
+        step_text(step));
+    if (p && file.source && step.value("action", std::string()) != "violation")
+      e.sites.push_back({"step", *p, step_text(step), source});
+  }
+  e.markdown = markdown_of(t, e.sites, history_lines);
   return e;
 }
 

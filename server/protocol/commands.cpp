@@ -152,6 +152,18 @@ json explain_command(const json &object, CommandContext &context) {
                      {"position", range["start"]}});
   }
   result["sites"] = std::move(sites);
+  // The history's positions in the negotiated encoding too (dsl gives UTF-8 bytes).
+  for (json &step : result["history"])
+    if (step.contains("program_point") && step.contains("end")) {
+      const auto at = [](const json &p) {
+        return Position{p["line"].get<uint32_t>(), p["character"].get<uint32_t>()};
+      };
+      const json range =
+          lsp_range(*checked->file->source, Range{at(step["program_point"]), at(step["end"])},
+                    context.encoding);
+      step["program_point"] = range["start"];
+      step["end"] = range["end"];
+    }
   result["markdown"] = explanation->markdown;
   return result;
 }

@@ -169,6 +169,19 @@ TEST_P(CorpusTest, EveryCounterexampleReplays) {
     EXPECT_TRUE(check::replay(file, d.data["kernel"].get<std::string>(), d.data))
         << name << ":" << d.range.begin.line + 1 << ": the counterexample of '" << d.message
         << "' does not replay: " << d.data.dump();
+    // Traced, it replays the same and the element's history ends at the violation.
+    nlohmann::json history;
+    ASSERT_TRUE(check::replay(file, d.data["kernel"].get<std::string>(), d.data, &history))
+        << name << ":" << d.range.begin.line + 1 << ": does not replay traced";
+    ASSERT_TRUE(history.is_array() && !history.empty()) << d.message;
+    EXPECT_EQ(history.back()["action"], "violation");
+    EXPECT_EQ(history.back()["program_point"], d.data["program_point"]);
+    for (const auto &step : history) {
+      if (step.contains("program_point")) {
+        EXPECT_LT(step["program_point"]["line"].get<uint32_t>(), file.source->line_count())
+            << name << ": " << step.dump();
+      }
+    }
   }
 }
 

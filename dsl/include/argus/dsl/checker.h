@@ -45,6 +45,9 @@ struct Violation {
   nlohmann::json data; // the structured counterexample (Diagnostic.data)
   std::vector<RelatedInformation> related;
   bool warning = false;
+  // Only from a traced replay: the element's history, from its origin to the
+  // violation (docs/checker.md, "Counterexample traces").
+  nlohmann::json history;
 };
 
 // What was checked for one kernel.
@@ -108,8 +111,13 @@ std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports)
 
 // Runs the concrete interpreter for one kernel at the sizes and block of a
 // counterexample (`data` of a violation) and says whether a violation of the
-// same kind is found at the same program point for the same thread.
-bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data);
+// same kind is found at the same program point for the same thread. With
+// `history`, the replay also records where every element it moves came from
+// and, when it confirms the violation, sets *history to the offending
+// element's history (an array of steps from its origin to the violation;
+// docs/checker.md, "Counterexample traces").
+bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data,
+            nlohmann::json *history = nullptr);
 
 // A text edit in the file (zero-based, UTF-8 byte columns).
 struct TextEdit {

@@ -18,7 +18,7 @@ namespace argus {
 // A program point of the trace: where the violation happened, and the write
 // or read it conflicts with.
 struct ExplainSite {
-  std::string role; // "violation", "write", "read", "other"
+  std::string role; // "violation", "write", "read", "other", "step" (of "history")
   Position position;
   std::string note;   // "the store (store)", "written here", ...
   std::string source; // the source line there, trimmed
@@ -27,7 +27,9 @@ struct ExplainSite {
 struct Explanation {
   // {"kernel", "kind", "check", "code", "message", "sizes", "thread" (null for
   // grid-wide facts), "iteration", "element", "expected"?, "actual"?,
-  // "found_by"?, "fixes", "details" (the kind's other fields), "replayed"}.
+  // "found_by"?, "fixes", "details" (the kind's other fields), "replayed",
+  // "history" (the offending element's steps, from its origin to the
+  // violation: docs/checker.md, "Counterexample traces"; empty unless replayed)}.
   nlohmann::json trace;
   std::vector<ExplainSite> sites;
   std::string markdown;
