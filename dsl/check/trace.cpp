@@ -29,18 +29,6 @@ const char *action_name(TraceAction a) {
   return "read";
 }
 
-const char *space_name(MemorySpace s) {
-  switch (s) {
-  case MemorySpace::Global:
-    return "global";
-  case MemorySpace::Shared:
-    return "shared";
-  case MemorySpace::Local:
-    return "local";
-  }
-  return "global";
-}
-
 json point_json(const Position &p) { return {{"line", p.line}, {"character", p.column}}; }
 
 uint64_t cell_key(int buffer, int64_t cell) {
@@ -309,7 +297,7 @@ json Machine::trace_step(const TraceNode &n) const {
   }
   if (n.buffer >= 0) {
     const Buffer &b = buffers_[static_cast<size_t>(n.buffer)];
-    step["space"] = space_name(b.space);
+    step["space"] = sema::to_string(b.space);
     step["tensor"] = b.name;
     if (n.cell >= 0)
       step["element"] = cell_coords(b, n.cell);
