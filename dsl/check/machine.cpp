@@ -230,6 +230,8 @@ void Machine::report_writer_race(const char *check, Where where, const Buffer &b
                  " with no syncthreads() between");
   if (!other_block)
     viol.data["other_thread"] = thread_json(log.writer);
+  else
+    viol.data["other_block"] = log.writer_block; // linear, in launch order; replay runs the grid
 }
 
 void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at) {
