@@ -43,21 +43,6 @@ int64_t dtype_bytes(ScalarKind kind) {
   return 4;
 }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  if (b == 0)
-    return 0;
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
-
-int64_t floor_mod(int64_t a, int64_t b) {
-  if (b == 0)
-    return 0;
-  return a - floor_div(a, b) * b;
-}
-
 int64_t View::elements() const {
   int64_t n = 1;
   for (int64_t d : shape)

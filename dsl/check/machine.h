@@ -11,10 +11,12 @@
 #pragma once
 
 #include "argus/dsl/checker.h"
+#include "argus/dsl/int_eval.h"
 #include "argus/dsl/sema.h"
 #include "argus/layout/layout.h"
 #include "trace.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -271,6 +273,15 @@ public:
   int32_t site_of(const Range &range);
   const Symbol *symbol_of(const ast::Expr &name) const;
   Value uniform_int(int64_t v, ScalarKind dtype = ScalarKind::I32) const;
+  Value uniform_float() const {
+    Value v = uniform_int(0, ScalarKind::F32);
+    v.is_float = true;
+    return v;
+  }
+  int64_t first_active(const Mask &m) const {
+    const auto it = std::find(m.begin(), m.end(), uint8_t{1});
+    return it == m.end() ? 0 : static_cast<int64_t>(it - m.begin());
+  }
   Value make_data(ScalarKind dtype, int elems, bool is_float) const;
   Mask full_mask() const { return Mask(static_cast<size_t>(lanes_), 1); }
   bool any(const Mask &m) const;
@@ -330,6 +341,8 @@ public:
   Value data(const ast::Expr &e, const Mask &m); // reads a place
   Value to_data(const Value &v, const Mask &m, const Range &at);
   Value binary(ast::BinaryOp op, const Value &a, const Value &b, const Mask &m, const Range &at);
+  // W0901 at `at`, once: an integer operation without an int64 result (int_eval.h).
+  void report_int_error(int_eval::IntError error, int64_t lane, const Range &at);
   Value compare(ast::CompareOp op, const Value &a, const Value &b);
   Value subscript(const ast::Expr &e, const Mask &m);
   std::vector<int64_t> const_tuple(const ast::Expr &e, const Mask &m);
@@ -422,8 +435,6 @@ public:
 static_assert(std::tuple_size_v<decltype(TraceNode::fields)> == kMaxFields);
 
 int64_t dtype_bytes(ScalarKind kind);
-int64_t floor_div(int64_t a, int64_t b);
-int64_t floor_mod(int64_t a, int64_t b);
 // bytes.cpp: bits k of `value` cut in cells of cell_bytes (little-endian),
 // and a value as a view of `dtype` reads those bits (wrapped, sign-extended).
 int64_t cell_bits(int64_t value, int64_t k, int64_t cell_bytes);
