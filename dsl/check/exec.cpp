@@ -160,7 +160,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
          s.range);
     return;
   }
-  visited_.insert(&s);
+  visit(s);
   const ast::Stmt *saved = current_stmt_;
   current_stmt_ = &s;
   switch (s.kind) {

@@ -264,6 +264,16 @@ public:
   // Every statement executed (at any thread): the driver reports the ones no
   // size instance reached, the coverage test compares them with the AST.
   std::unordered_set<const ast::Stmt *> visited_;
+  // Statements recorded lately, by pointer bits: most executions repeat one
+  // (loop bodies), and a compare costs less than a set insertion.
+  std::array<const ast::Stmt *, 256> visited_recently_{};
+  void visit(const ast::Stmt &s) {
+    const ast::Stmt *&slot = visited_recently_[(reinterpret_cast<uintptr_t>(&s) >> 4) & 255];
+    if (slot != &s) {
+      slot = &s;
+      visited_.insert(&s);
+    }
+  }
   std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
   std::vector<std::pair<Range, std::string>> bounded_loops_;
   // Re-load lint: (site, thread, cell) → version last loaded.
