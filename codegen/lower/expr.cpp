@@ -809,6 +809,12 @@ std::optional<View> Lowerer::view_of(const Expr &e) {
     error(e.range, "cannot lower '" + name + "' as a tensor view here");
     return std::nullopt;
   }
+  case ExprKind::Conditional:
+    // The checker follows a per-thread choice of tensors; C++ has no view of
+    // one of two buffers here.
+    error(e.range, "a tensor chosen by a conditional expression cannot be lowered: index each "
+                   "tensor in its own branch (if c: ... a[i] ... else: ... b[i] ...)");
+    return std::nullopt;
   default:
     error(e.range, std::string("cannot lower a ") + ast::to_string(e.kind) + " as a tensor view");
     return std::nullopt;

@@ -27,12 +27,16 @@ Value Machine::call(const Expr &e, const Mask &m) {
   const Expr &callee = e.callee();
   if (callee.kind == ExprKind::Attribute && callee.name == "tile") {
     Value base = eval(*callee.operands[0], m);
-    if (base.kind != ValueKind::View || e.arg_count() != 1)
+    if (base.kind != ValueKind::View || e.arg_count() != 1) {
+      not_interpreted(e.range, "the checker tiles only a single tensor view");
       return Value{};
+    }
     View v = *base.view;
     v.tile = const_tuple(e.arg(0), m);
-    if (v.tile.size() != v.shape.size())
+    if (v.tile.size() != v.shape.size()) {
+      not_interpreted(e.range, "the tile has another rank than the tensor");
       return Value{};
+    }
     base.view = std::make_shared<View>(std::move(v));
     return base;
   }
@@ -46,8 +50,10 @@ Value Machine::call(const Expr &e, const Mask &m) {
     if (e.arg_count() < 1)
       return Value{};
     Value v = data(e.arg(0), m);
-    if (v.kind != ValueKind::Data)
+    if (v.kind != ValueKind::Data) {
+      not_interpreted(e.range, "the checker has no number to convert");
       return v;
+    }
     if (v.is_float && !sema::is_float(*kind))
       std::fill(v.ints.begin(), v.ints.end(), 0);
     v.dtype = *kind;
@@ -90,11 +96,11 @@ Value Machine::launch_coordinate(const std::string &name, const Expr &call, cons
 Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask &m) {
   const Expr *shape_e = arg_of(call, 0, "shape");
   const Expr *dtype_e = arg_of(call, name == "full" ? 2 : 1, "dtype");
-  if (!shape_e || !dtype_e)
+  Value dt = dtype_e ? eval(*dtype_e, m) : Value{};
+  if (!shape_e || dt.kind != ValueKind::Dtype) {
+    not_interpreted(call.range, "the checker needs the tensor's shape and dtype");
     return Value{};
-  Value dt = eval(*dtype_e, m);
-  if (dt.kind != ValueKind::Dtype)
-    return Value{};
+  }
   Buffer b;
   b.name = "tensor";
   if (current_stmt_ && current_stmt_->kind == ast::StmtKind::Assign &&
@@ -164,16 +170,19 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
 Value Machine::make_view(const Expr &call, const Mask &m) {
   const std::string name = call.callee().dotted_name();
   const Expr *src = arg_of(call, 0, "t");
-  if (!src)
+  Value base = src ? narrow(eval(*src, m), m) : Value{};
+  if (base.kind != ValueKind::View) {
+    not_interpreted(call.range, "the checker makes views only of a single tensor (not of a "
+                                "choice that differs between threads)");
     return Value{};
-  Value base = eval(*src, m);
-  if (base.kind != ValueKind::View)
-    return Value{};
+  }
   View v = *base.view;
   if (name == "view") {
     const Expr *spec = arg_of(call, 1, "as");
-    if (!spec || spec->kind != ExprKind::Call || spec->arg_count() < 2)
+    if (!spec || spec->kind != ExprKind::Call || spec->arg_count() < 2) {
+      not_interpreted(call.range, "the checker needs the view's Tensor(shape, dtype)");
       return Value{};
+    }
     v.shape = const_tuple(spec->arg(0), m);
     Value dt = eval(spec->arg(spec->arg_count() - 1), m);
     if (dt.kind == ValueKind::Dtype)
@@ -188,8 +197,10 @@ Value Machine::make_view(const Expr &call, const Mask &m) {
     const Expr *offsets = arg_of(call, 1, "offsets");
     const Expr *sizes = arg_of(call, 2, "sizes");
     const Expr *steps = arg_of(call, 3, "strides");
-    if (!offsets || !sizes)
+    if (!offsets || !sizes) {
+      not_interpreted(call.range, "the checker needs the subview's offsets and sizes");
       return Value{};
+    }
     std::vector<const Expr *> offs;
     if (offsets->kind == ExprKind::Tuple)
       for (const auto &o : offsets->operands)
@@ -199,8 +210,10 @@ Value Machine::make_view(const Expr &call, const Mask &m) {
     const int64_t eb = dtype_bytes(v.dtype);
     for (size_t d = 0; d < offs.size() && d < v.strides.size(); ++d) {
       Value o = data(*offs[d], m);
-      if (o.kind != ValueKind::Data)
+      if (o.kind != ValueKind::Data) {
+        not_interpreted(offs[d]->range, "the checker has no integer value for this offset");
         continue;
+      }
       if (o.uniform && v.uniform_offset) {
         v.offset[0] += o.at(0) * v.strides[d] * eb;
         continue;
@@ -227,7 +240,11 @@ Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m)
     return Value{};
   Value x = data(call.arg(0), m);
   Value sel = data(call.arg(1), m);
-  if (x.kind != ValueKind::Data || sel.kind != ValueKind::Data || x.uniform)
+  if (x.kind != ValueKind::Data || sel.kind != ValueKind::Data) {
+    not_interpreted(call.range, "the checker has no value for an operand of this shuffle");
+    return x;
+  }
+  if (x.uniform)
     return x; // every lane holds the same value: any source lane gives it
   Value out = x;
   const size_t n = static_cast<size_t>(x.elems);
@@ -316,8 +333,10 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     if (call.arg_count() < 2)
       return Value{};
     Value a = data(call.arg(0), m), b = data(call.arg(1), m);
-    if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
+    if (a.kind != ValueKind::Data || b.kind != ValueKind::Data) {
+      not_interpreted(call.range, "the checker has no number for an operand of " + name);
       return Value{};
+    }
     Value out = binary(ast::BinaryOp::Add, a, b, m, call.range); // tags and shape
     if (!out.is_float)
       for (size_t lane = 0; lane < (out.uniform ? 1 : static_cast<size_t>(lanes_)); ++lane) {
@@ -338,6 +357,8 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
   }
   if (name == "abs") {
     Value a = call.arg_count() ? data(call.arg(0), m) : Value{};
+    if (a.kind != ValueKind::Data)
+      not_interpreted(call.range, "the checker has no number for abs");
     for (int64_t &x : a.ints) {
       const int_eval::IntResult r = int_eval::absolute(x);
       if (!r.ok())
@@ -351,6 +372,8 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
       return Value{};
     Value v = data(call.arg(0), m);
     Value dt = eval(call.arg(1), m);
+    if (v.kind != ValueKind::Data || dt.kind != ValueKind::Dtype)
+      not_interpreted(call.range, "the checker has no number or dtype for " + name);
     if (v.kind == ValueKind::Data && dt.kind == ValueKind::Dtype) {
       if (name == "convert" && v.is_float && !sema::is_float(dt.dtype))
         std::fill(v.ints.begin(), v.ints.end(), 0);
@@ -364,6 +387,8 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     Value v = call.arg_count() ? data(call.arg(0), m) : Value{};
     if (v.kind == ValueKind::Data)
       v.is_float = true;
+    else
+      not_interpreted(call.range, "the checker has no number for " + name);
     return v;
   }
   if (name == "fma") {
@@ -449,7 +474,10 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     assert_covered(call, m);
     return Value{};
   }
-  return Value{}; // assume(...) and others without an effect on data
+  if (name == "assume")
+    return Value{}; // sizes are chosen by it (instances.cpp); no effect on data
+  not_interpreted(call.range, "the checker does not interpret '" + name + "'");
+  return Value{};
 }
 
 } // namespace argus::check::detail

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 
 namespace argus::check {
 
@@ -240,6 +241,58 @@ KernelReport not_checked(const sema::FunctionInfo &kernel, const std::string &wh
   return report;
 }
 
+namespace {
+
+void device_calls(const sema::SemaResult &sema, const ast::Expr &e,
+                  std::vector<const ast::Function *> &out) {
+  if (e.kind == ast::ExprKind::Call && !e.operands.empty())
+    if (const sema::FunctionInfo *fn = sema.function_info(e.callee().dotted_name());
+        fn && fn->role == sema::FunctionRole::Device && fn->function)
+      out.push_back(fn->function);
+  for (const auto &x : e.operands)
+    if (x)
+      device_calls(sema, *x, out);
+  for (const auto &k : e.keywords)
+    if (k.value)
+      device_calls(sema, *k.value, out);
+}
+
+void collect_unreached(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body,
+                       const std::unordered_set<const ast::Stmt *> &visited,
+                       std::set<const ast::Function *> &walked,
+                       std::vector<const ast::Stmt *> &out) {
+  for (const auto &s : body) {
+    if (!visited.count(s.get())) {
+      out.push_back(s.get()); // its nested statements are not reached either
+      continue;
+    }
+    std::vector<const ast::Function *> callees;
+    for (const ast::Expr *e : {s->value.get(), s->target.get(), s->annotation.get()})
+      if (e)
+        device_calls(sema, *e, callees);
+    for (const auto &t : s->targets)
+      device_calls(sema, *t, callees);
+    for (const ast::Function *f : callees)
+      if (walked.insert(f).second)
+        collect_unreached(sema, f->body, visited, walked, out);
+    collect_unreached(sema, s->body, visited, walked, out);
+    collect_unreached(sema, s->orelse, visited, walked, out);
+  }
+}
+
+} // namespace
+
+// The outermost statements of the kernel, and of the @device functions its
+// executed statements call, that no thread executed.
+std::vector<const ast::Stmt *>
+unreached_statements(const sema::SemaResult &sema, const ast::Function &kernel,
+                     const std::unordered_set<const ast::Stmt *> &visited) {
+  std::vector<const ast::Stmt *> out;
+  std::set<const ast::Function *> walked;
+  collect_unreached(sema, kernel.body, visited, walked, out);
+  return out;
+}
+
 // Executes `kernel` at every instance; violations deduplicated by (kind, place).
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
                      const CheckerOptions &options) {
@@ -310,9 +363,13 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     instances.push_back(sizes);
   }
   std::set<std::pair<std::string, std::pair<uint32_t, uint32_t>>> seen;
+  std::unordered_set<const ast::Stmt *> visited; // over all instances
+  bool stopped = false;
   for (const auto &sizes : instances) {
     Machine machine(file, kernel, options);
     machine.run(sizes);
+    visited.insert(machine.visited_.begin(), machine.visited_.end());
+    stopped = stopped || machine.stopped_;
     report.interrupted = report.interrupted || machine.interrupted();
     report.instances.push_back(sizes);
     report.blocks_run += machine.blocks_run();
@@ -349,6 +406,28 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     if (report.interrupted)
       break;
   }
+  // A statement no instance executed was not checked: say so (a budget stop
+  // already says that what follows it is not checked).
+  if (!stopped && !instances.empty())
+    for (const ast::Stmt *s : unreached_statements(*file.sema, *kernel.function, visited)) {
+      const auto key = std::make_pair(std::string("unproven"),
+                                      std::make_pair(s->range.begin.line, s->range.begin.column));
+      if (!seen.insert(key).second)
+        continue;
+      Violation v;
+      v.kind = "unproven";
+      v.check = "unreached";
+      v.range = s->range;
+      v.warning = true;
+      v.message = "not reached at any size instance: this statement is not checked (no thread "
+                  "of any checked block executed it at the sizes the checker chose)";
+      v.data = {{"kind", "unproven"},
+                {"check", "unreached"},
+                {"kernel", report.kernel},
+                {"thread", nullptr},
+                {"fixes", nlohmann::json::array()}};
+      report.violations.push_back(std::move(v));
+    }
   return report;
 }
 

@@ -26,9 +26,11 @@ nlohmann::json field_json(int64_t v) {
 void Machine::tag_tensor(const Expr &call, const Mask &m) {
   if (call.arg_count() < 2)
     return;
-  Value t = eval(call.arg(0), m);
-  if (t.kind != ValueKind::View)
+  Value t = narrow(eval(call.arg(0), m), m);
+  if (t.kind != ValueKind::View) {
+    not_interpreted(call.range, "tag() needs a single tensor the checker knows");
     return;
+  }
   const View &v = *t.view;
   Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
   if (b.space == MemorySpace::Global && b.tagged_once)
@@ -163,16 +165,21 @@ void Machine::assert_tag(const Expr &call, const Mask &m) {
   Value place = eval(x_e, m);
   Value x = to_data(place, m, x_e.range);
   const Expr &record = call.arg(1);
-  if (x.kind != ValueKind::Data || record.kind != ExprKind::Dict)
+  if (x.kind != ValueKind::Data || record.kind != ExprKind::Dict) {
+    not_interpreted(call.range, "the checker has no value for assert_tag's operand");
     return;
+  }
   for (size_t k = 0; k + 1 < record.operands.size(); k += 2) {
     if (record.operands[k]->kind != ExprKind::String)
       continue;
     const std::string field = record.operands[k]->name;
     const int id = field_id(field);
     Value want = data(*record.operands[k + 1], m);
-    if (want.kind != ValueKind::Data || id < 0)
+    if (want.kind != ValueKind::Data || id < 0) {
+      not_interpreted(record.operands[k + 1]->range,
+                      "the checker has no integer value for field " + field);
       continue;
+    }
     for (int64_t lane = 0; lane < lanes_; ++lane) {
       if (!m[static_cast<size_t>(lane)])
         continue;
@@ -206,8 +213,10 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
     return;
   Value px = eval(call.arg(0), m), py = eval(call.arg(1), m);
   Value x = to_data(px, m, call.arg(0).range), y = to_data(py, m, call.arg(1).range);
-  if (x.kind != ValueKind::Data || y.kind != ValueKind::Data)
+  if (x.kind != ValueKind::Data || y.kind != ValueKind::Data) {
+    not_interpreted(call.range, "the checker has no value for an operand of assert_tag_eq");
     return;
+  }
   std::vector<int> ids;
   bool all_common = true;
   const Expr *fields = nullptr;
@@ -277,9 +286,11 @@ void Machine::assert_tag_eq(const Expr &call, const Mask &m) {
 void Machine::reset_tags(const Expr &call, const Mask &m) {
   if (call.arg_count() < 1)
     return;
-  Value t = eval(call.arg(0), m);
-  if (t.kind != ValueKind::View)
+  Value t = narrow(eval(call.arg(0), m), m);
+  if (t.kind != ValueKind::View) {
+    not_interpreted(call.range, "reset_tags() needs a single tensor the checker knows");
     return;
+  }
   Buffer &b = buffers_[static_cast<size_t>(t.view->buffer)];
   for (Cell &c : b.data)
     c.tag = Tag{};
@@ -289,9 +300,11 @@ void Machine::reset_tags(const Expr &call, const Mask &m) {
 void Machine::assert_covered(const Expr &call, const Mask &m) {
   if (call.arg_count() < 1)
     return;
-  Value t = eval(call.arg(0), m);
-  if (t.kind != ValueKind::View)
+  Value t = narrow(eval(call.arg(0), m), m);
+  if (t.kind != ValueKind::View) {
+    not_interpreted(call.range, "assert_covered() needs a single tensor the checker knows");
     return;
+  }
   Buffer &b = buffers_[static_cast<size_t>(t.view->buffer)];
   b.covered = true;
   b.covered_at = &call;

@@ -41,6 +41,13 @@ Mask Machine::truth(const Value &v, const Mask &m) const {
 }
 
 void Machine::assign_lanes(Value &dst, const Value &src, const Mask &m) const {
+  const auto is_place = [](const Value &v) {
+    return v.kind == ValueKind::View || v.kind == ValueKind::Choice;
+  };
+  if (is_place(dst) && is_place(src)) {
+    dst = choose(dst, src, m); // threads outside the mask keep their view
+    return;
+  }
   if (dst.kind != ValueKind::Data || src.kind != ValueKind::Data || dst.elems != src.elems) {
     dst = src;
     return;
@@ -69,8 +76,27 @@ void Machine::assign_lanes(Value &dst, const Value &src, const Mask &m) const {
 }
 
 Value Machine::to_data(const Value &v, const Mask &m, const Range &at) {
-  if (v.kind == ValueKind::View)
-    return read_view(*v.view, m, at);
+  if (v.kind == ValueKind::View) {
+    Value out = read_view(*v.view, m, at);
+    if (v.view->shape.size() > 1)
+      out.shape = v.view->shape; // a fragment keeps its dimensions (f[i, j])
+    return out;
+  }
+  if (v.kind == ValueKind::Choice) {
+    // Each thread reads the view it chose.
+    Value out;
+    for (size_t k = 0; k < v.items.size(); ++k) {
+      Mask mk = alternative_mask(v, k, m);
+      if (!any(mk))
+        continue;
+      Value part = to_data(v.items[k], mk, at);
+      if (out.kind == ValueKind::None)
+        out = std::move(part);
+      else
+        assign_lanes(out, part, mk);
+    }
+    return out;
+  }
   return v;
 }
 
@@ -199,13 +225,43 @@ Value Machine::compare(CompareOp op, const Value &a, const Value &b) {
 
 Value Machine::subscript(const Expr &e, const Mask &m) {
   Value base = eval(*e.operands[0], m);
-  if (base.kind != ValueKind::View)
-    return Value{};
-  View v = *base.view;
-  const size_t n = e.operands.size() - 1;
   std::vector<Value> idx;
-  for (size_t i = 1; i < e.operands.size(); ++i)
+  for (size_t i = 1; i < e.operands.size(); ++i) {
     idx.push_back(data(*e.operands[i], m));
+    if (idx.back().kind != ValueKind::Data)
+      not_interpreted(e.operands[i]->range, "the checker has no integer value for this index");
+  }
+  return index_value(base, idx, e, m);
+}
+
+Value Machine::index_value(const Value &base, const std::vector<Value> &idx, const Expr &e,
+                           const Mask &m) {
+  switch (base.kind) {
+  case ValueKind::View:
+    return index_view(*base.view, idx, e, m);
+  case ValueKind::Data:
+    return index_fragment(base, idx, e, m);
+  case ValueKind::Choice: {
+    // Each view indexed for the threads that chose it.
+    Value out;
+    for (size_t k = 0; k < base.items.size(); ++k) {
+      Mask mk = alternative_mask(base, k, m);
+      if (!any(mk))
+        continue;
+      Value part = index_value(base.items[k], idx, e, mk);
+      out = out.kind == ValueKind::None ? part : choose(out, part, mk);
+    }
+    return out;
+  }
+  default:
+    not_interpreted(e.operands[0]->range,
+                    "the checker has no tensor or fragment value for this subscript's base");
+    return Value{};
+  }
+}
+
+Value Machine::index_view(View v, const std::vector<Value> &idx, const Expr &e, const Mask &m) {
+  const size_t n = idx.size();
   const int64_t eb = dtype_bytes(v.dtype);
   const bool tiled = !v.tile.empty();
   for (size_t d = 0; d < n && d < v.shape.size(); ++d) {
@@ -277,6 +333,191 @@ Value Machine::subscript(const Expr &e, const Mask &m) {
   return out;
 }
 
+bool Machine::fragment_elements(const Value &base, const std::vector<Value> &idx, const Expr &e,
+                                const Mask &m, std::vector<int64_t> &first, int64_t &count,
+                                std::vector<int64_t> &rest) {
+  // The fragment's shape: recorded when it was read from a view, else the
+  // type sema gave the expression (ldmatrix/mma results: one dimension).
+  std::vector<int64_t> shape = base.shape;
+  if (shape.empty())
+    if (const sema::Type *t = sema_.type_of(*e.operands[0]); t && t->is_tensor() && t->tensor) {
+      int64_t product = 1;
+      for (const sema::Dim &d : t->tensor->shape) {
+        shape.push_back(d.value.value_or(-1));
+        product *= d.value.value_or(-1);
+      }
+      if (product != base.elems)
+        shape.clear();
+    }
+  if (shape.empty())
+    shape = {base.elems};
+  if (idx.size() > shape.size()) {
+    not_interpreted(e.range, "more indices than the fragment has dimensions");
+    return false;
+  }
+  std::vector<int64_t> stride(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    stride[d - 1] = stride[d] * shape[d];
+  rest.assign(shape.begin() + static_cast<long>(idx.size()), shape.end());
+  count = idx.empty() ? base.elems : stride[idx.size() - 1];
+  first.assign(static_cast<size_t>(lanes_), 0);
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+    if (!m[lane])
+      continue;
+    int64_t flat = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      const int64_t x = idx[d].kind == ValueKind::Data ? idx[d].at(lane) : 0;
+      if (x < 0 || x >= shape[d]) {
+        if (should_report("out-of-bounds", e.range)) {
+          Where w;
+          w.lane = static_cast<int64_t>(lane);
+          w.range = e.range;
+          w.tensor = tensor_name(e);
+          for (const Value &c : idx)
+            w.coord.push_back(c.kind == ValueKind::Data ? c.at(lane) : 0);
+          Violation &viol = report("out-of-bounds", "bounds", w,
+                                   "index " + std::to_string(x) +
+                                       " is out of bounds for dimension " + std::to_string(d) +
+                                       " of " + (w.tensor.empty() ? "the fragment" : w.tensor) +
+                                       " (size " + std::to_string(shape[d]) + ")");
+          viol.data["dimension"] = d;
+          viol.data["extent"] = shape[d];
+          viol.data["index"] = x;
+        }
+        flat = -1;
+        break;
+      }
+      flat += x * stride[d];
+    }
+    first[lane] = flat;
+  }
+  return true;
+}
+
+Value Machine::index_fragment(const Value &base, const std::vector<Value> &idx, const Expr &e,
+                              const Mask &m) {
+  std::vector<int64_t> first, rest;
+  int64_t count = 0;
+  if (!fragment_elements(base, idx, e, m, first, count, rest))
+    return Value{};
+  Value out = make_data(base.dtype, static_cast<int>(count), base.is_float);
+  if (rest.size() > 1)
+    out.shape = rest;
+  out.tags.assign(out.ints.size(), Tag{});
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+    if (!m[lane])
+      continue;
+    for (int64_t k = 0; k < count; ++k) {
+      const size_t o = lane * static_cast<size_t>(count) + static_cast<size_t>(k);
+      if (first[lane] < 0) {
+        out.tags[o].poison = true; // out of bounds: reported, assertions stay quiet
+        continue;
+      }
+      const int el = static_cast<int>(first[lane] + k);
+      out.ints[o] = base.at(lane, el);
+      if (const Tag *t = base.tag_at(lane, el))
+        out.tags[o] = *t;
+    }
+  }
+  if (base.tags.empty() &&
+      std::none_of(out.tags.begin(), out.tags.end(), [](const Tag &t) { return t.poison; }))
+    out.tags.clear();
+  return out;
+}
+
+Mask Machine::alternative_mask(const Value &choice, size_t k, const Mask &m) const {
+  Mask out(m.size(), 0);
+  for (size_t i = 0; i < m.size(); ++i)
+    out[i] = m[i] && choice.ints[i] == static_cast<int64_t>(k);
+  return out;
+}
+
+namespace {
+
+bool same_layout(const View &a, const View &b) {
+  return a.buffer == b.buffer && a.dtype == b.dtype && a.shape == b.shape &&
+         a.strides == b.strides && a.tile == b.tile && a.coords.size() == b.coords.size();
+}
+
+} // namespace
+
+Value Machine::choose(const Value &a, const Value &b, const Mask &m) const {
+  if (!any(m))
+    return a;
+  if (std::all_of(m.begin(), m.end(), [](uint8_t x) { return x != 0; }))
+    return b;
+  if (a.kind == ValueKind::View && b.kind == ValueKind::View && same_layout(*a.view, *b.view)) {
+    // One place per thread: a view with per-thread offsets.
+    View v = *a.view;
+    const View &w = *b.view;
+    v.expand_offset(lanes_);
+    if (!w.bad.empty() && v.bad.empty())
+      v.bad.assign(static_cast<size_t>(lanes_), 0);
+    for (size_t lane = 0; lane < m.size(); ++lane) {
+      if (!m[lane])
+        continue;
+      v.offset[lane] = w.off(lane);
+      if (!v.bad.empty())
+        v.bad[lane] = w.is_bad(lane);
+    }
+    for (size_t d = 0; d < v.coords.size(); ++d)
+      assign_lanes(v.coords[d], w.coords[d], m);
+    Value out = a;
+    out.view = std::make_shared<View>(std::move(v));
+    return out;
+  }
+  const bool a_place = a.kind == ValueKind::View || a.kind == ValueKind::Choice;
+  const bool b_place = b.kind == ValueKind::View || b.kind == ValueKind::Choice;
+  if (!a_place || !b_place)
+    return b; // not places: the caller merges data (assign_lanes)
+  // Alternatives of a and b side by side; each thread's selector.
+  Value out;
+  out.kind = ValueKind::Choice;
+  out.dtype = b.dtype;
+  std::vector<int64_t> sel_a(m.size(), 0), sel_b(m.size(), 0);
+  if (a.kind == ValueKind::Choice) {
+    out.items = a.items;
+    sel_a = a.ints;
+  } else {
+    out.items.push_back(a);
+  }
+  const int64_t shift = static_cast<int64_t>(out.items.size());
+  if (b.kind == ValueKind::Choice) {
+    out.items.insert(out.items.end(), b.items.begin(), b.items.end());
+    sel_b = b.ints;
+  } else {
+    out.items.push_back(b);
+  }
+  out.ints.assign(m.size(), -1);
+  for (size_t lane = 0; lane < m.size(); ++lane)
+    out.ints[lane] = m[lane] ? (sel_b[lane] < 0 ? -1 : sel_b[lane] + shift) : sel_a[lane];
+  return out;
+}
+
+Value Machine::narrow(const Value &v, const Mask &m) const {
+  if (v.kind != ValueKind::Choice)
+    return v;
+  int64_t only = -2;
+  for (size_t lane = 0; lane < m.size(); ++lane) {
+    if (!m[lane])
+      continue;
+    if (only == -2)
+      only = v.ints[lane];
+    else if (only != v.ints[lane])
+      return v;
+  }
+  return only >= 0 ? v.items[static_cast<size_t>(only)] : v;
+}
+
+Mask Machine::condition(const Expr &e, const Mask &m) {
+  Value c = data(e, m);
+  if (c.kind != ValueKind::Data) {
+    not_interpreted(e.range, "the checker has no value for this condition");
+    return Mask(m.size(), 0);
+  }
+  return truth(c, m);
+}
+
 Value Machine::eval(const Expr &e, const Mask &m) {
   if (e.kind != ExprKind::Float && e.kind != ExprKind::String) {
     if (auto c = sema_.constant_of(e)) {
@@ -308,7 +549,7 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     const Symbol *s = symbol_of(e);
     if (s) {
       if (auto it = env_.find(s); it != env_.end())
-        return it->second;
+        return it->second.kind == ValueKind::Choice ? narrow(it->second, m) : it->second;
       if (s->value)
         return uniform_int(*s->value);
     }
@@ -320,6 +561,7 @@ Value Machine::eval(const Expr &e, const Mask &m) {
       v.dtype = *k;
       return v;
     }
+    not_interpreted(e.range, "the checker has no value for '" + e.name + "'");
     return Value{};
   }
   case ExprKind::Call:
@@ -342,8 +584,10 @@ Value Machine::eval(const Expr &e, const Mask &m) {
   }
   case ExprKind::Unary: {
     Value x = data(*e.operands[0], m);
-    if (x.kind != ValueKind::Data)
+    if (x.kind != ValueKind::Data) {
+      not_interpreted(e.range, "the checker has no number for this operand");
       return x;
+    }
     if (e.unary_op == ast::UnaryOp::Not) {
       if (x.uniform)
         return uniform_int(x.is_float ? 0 : x.at(0) == 0, ScalarKind::Bool);
@@ -368,6 +612,8 @@ Value Machine::eval(const Expr &e, const Mask &m) {
   case ExprKind::Binary: {
     Value a = data(*e.operands[0], m);
     Value b = data(*e.operands[1], m);
+    if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
+      not_interpreted(e.range, "the checker has no number for an operand of this operation");
     return binary(e.binary_op, a, b, m, e.range);
   }
   case ExprKind::Compare: {
@@ -375,6 +621,8 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     Value result = uniform_int(1, ScalarKind::Bool);
     for (size_t i = 0; i < e.compare_ops.size() && i + 1 < e.operands.size(); ++i) {
       Value right = data(*e.operands[i + 1], m);
+      if (left.kind != ValueKind::Data || right.kind != ValueKind::Data)
+        not_interpreted(e.range, "the checker has no number for an operand of this comparison");
       Value c = compare(e.compare_ops[i], left, right);
       result = binary(BinaryOp::BitAnd, result, c, full_mask(), e.range);
       left = std::move(right);
@@ -384,8 +632,7 @@ Value Machine::eval(const Expr &e, const Mask &m) {
   }
   case ExprKind::BoolOp: {
     // Short-circuit per thread: the right operand runs only where it decides.
-    Value a = data(*e.operands[0], m);
-    Mask ta = truth(a, m);
+    Mask ta = condition(*e.operands[0], m);
     Mask rest(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i)
       rest[i] = m[i] && (e.bool_op == ast::BoolOpKind::And ? ta[i] : !ta[i]);
@@ -393,8 +640,7 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     for (size_t i = 0; i < m.size(); ++i)
       out.ints[i] = ta[i];
     if (any(rest)) {
-      Value b = data(*e.operands[1], rest);
-      Mask tb = truth(b, rest);
+      Mask tb = condition(*e.operands[1], rest);
       for (size_t i = 0; i < m.size(); ++i)
         if (rest[i])
           out.ints[i] = tb[i];
@@ -402,25 +648,34 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     return out;
   }
   case ExprKind::Conditional: {
-    Value c = data(*e.operands[0], m);
-    Mask yes = truth(c, m);
+    // Per thread: the branch it takes. A tensor choice stays a place (a view
+    // per thread) so that every access through it is checked.
+    Mask yes = condition(*e.operands[0], m);
     Mask no(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i)
       no[i] = m[i] && !yes[i];
+    const sema::Type *t = sema_.type_of(e);
+    const bool place = t && t->is_tensor();
+    const auto branch = [&](const Expr &x, const Mask &mx) {
+      return place ? eval(x, mx) : data(x, mx);
+    };
     Value out;
     if (any(yes))
-      out = data(*e.operands[1], yes);
+      out = branch(*e.operands[1], yes);
     if (any(no)) {
-      Value b = data(*e.operands[2], no);
+      Value b = branch(*e.operands[2], no);
       if (out.kind == ValueKind::None)
         out = b;
       else
         assign_lanes(out, b, no);
     }
-    return out;
+    return place ? narrow(out, m) : out;
   }
   case ExprKind::Attribute:
+    not_interpreted(e.range, "an attribute is not a value the checker evaluates");
+    return Value{};
   case ExprKind::Error:
+    not_interpreted(e.range, "the expression did not parse");
     return Value{};
   }
   return Value{};

@@ -24,6 +24,13 @@ bool is_value_access(const View &v) {
   return v.shape.empty() || v.elements() * dtype_bytes(v.dtype) <= 16;
 }
 
+bool is_value_access(const Value &v) {
+  if (v.kind == ValueKind::View)
+    return is_value_access(*v.view);
+  // A per-thread choice of places: every alternative has the same type.
+  return v.kind == ValueKind::Choice && !v.items.empty() && is_value_access(v.items[0]);
+}
+
 } // namespace
 
 void Machine::exec_body(const std::vector<ast::StmtPtr> &body, Mask &m) {
@@ -36,44 +43,101 @@ void Machine::exec_body(const std::vector<ast::StmtPtr> &body, Mask &m) {
 
 void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask &m) {
   if (target.kind == ExprKind::Tuple) {
+    if (value.kind != ValueKind::Tuple || value.items.size() != target.operands.size()) {
+      not_interpreted(target.range, "the checker has no tuple of " +
+                                        std::to_string(target.operands.size()) +
+                                        " values to unpack here");
+      return;
+    }
     for (size_t i = 0; i < target.operands.size(); ++i)
-      if (value.kind == ValueKind::Tuple && i < value.items.size())
-        assign(s, *target.operands[i], value.items[i], m);
+      assign(s, *target.operands[i], value.items[i], m);
     return;
   }
   if (target.kind == ExprKind::Name) {
     const Symbol *sym = symbol_of(target);
-    if (!sym)
+    if (!sym) {
+      not_interpreted(target.range, "'" + target.name + "' has no symbol");
       return;
+    }
+    if (value.kind == ValueKind::None)
+      not_interpreted(s.value ? s.value->range : s.range,
+                      "the checker has no value to bind to '" + target.name + "'");
     auto it = env_.find(sym);
     if (it == env_.end()) {
       env_[sym] = value;
       return;
     }
-    // Threads outside the mask keep their value (SIMT semantics).
+    // Threads outside the mask keep their value (SIMT semantics): for a view,
+    // a per-thread choice of places.
     assign_lanes(it->second, value, m);
     return;
   }
   if (target.kind == ExprKind::Subscript) {
-    Value place = subscript(target, m);
-    if (place.kind != ValueKind::View)
-      return;
-    Value v = to_data(value, m, s.value ? s.value->range : s.range);
-    if (v.kind != ValueKind::Data) {
-      // Clean means checked: a store of a value the interpreter could not
-      // evaluate is not silently skipped.
-      if (any(m) && should_report("unproven", target.range)) {
-        Where w;
-        w.lane = first_active(m);
-        w.range = target.range;
-        w.tensor = tensor_name(target);
-        report("unproven", "value", w,
-               "could not evaluate the stored value: this store and what reads it are unchecked",
-               true);
-      }
+    const Range &from = s.value ? s.value->range : s.range;
+    const Expr &base_e = *target.operands[0];
+    Value base = eval(base_e, m);
+    std::vector<Value> idx;
+    for (size_t i = 1; i < target.operands.size(); ++i) {
+      idx.push_back(data(*target.operands[i], m));
+      if (idx.back().kind != ValueKind::Data)
+        not_interpreted(target.operands[i]->range,
+                        "the checker has no integer value for this index");
+    }
+    if (base.kind == ValueKind::Data) {
+      // An element of a fragment bound to a name (f = ldmatrix(...); f[j] = x).
+      assign_fragment_element(base_e, base, idx, target, to_data(value, m, from), m);
       return;
     }
-    write_view(*place.view, v, m, target.range);
+    Value place = index_value(base, idx, target, m);
+    Value v = to_data(value, m, from);
+    if (v.kind != ValueKind::Data) {
+      not_interpreted(from, "the checker has no value to store");
+      return;
+    }
+    if (place.kind == ValueKind::View) {
+      write_view(*place.view, v, m, target.range);
+    } else if (place.kind == ValueKind::Choice) {
+      for (size_t k = 0; k < place.items.size(); ++k) {
+        Mask mk = alternative_mask(place, k, m);
+        if (any(mk) && place.items[k].kind == ValueKind::View)
+          write_view(*place.items[k].view, v, mk, target.range);
+      }
+    }
+    return;
+  }
+  not_interpreted(target.range, "the checker does not assign to this kind of target");
+}
+
+void Machine::assign_fragment_element(const Expr &base_e, const Value &base,
+                                      const std::vector<Value> &idx, const Expr &target,
+                                      const Value &v, const Mask &m) {
+  const Symbol *sym = base_e.kind == ExprKind::Name ? symbol_of(base_e) : nullptr;
+  auto it = sym ? env_.find(sym) : env_.end();
+  if (it == env_.end() || v.kind != ValueKind::Data) {
+    not_interpreted(target.range, "the checker stores into a fragment only through its name");
+    return;
+  }
+  std::vector<int64_t> first, rest;
+  int64_t count = 0;
+  if (!fragment_elements(base, idx, target, m, first, count, rest))
+    return;
+  Value &f = it->second;
+  f.expand(lanes_);
+  if (f.tags.empty() && !v.tags.empty())
+    f.tags.assign(f.ints.size(), Tag{});
+  const size_t n = static_cast<size_t>(f.elems);
+  for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
+    if (!m[lane] || first[lane] < 0)
+      continue;
+    for (int64_t k = 0; k < count; ++k) {
+      const int src = v.elems == count ? static_cast<int>(k) : 0;
+      const size_t o = lane * n + static_cast<size_t>(first[lane] + k);
+      f.ints[o] = v.at(lane, src);
+      if (!f.tags.empty()) {
+        const Tag *t = v.tag_at(lane, src);
+        f.tags[o] = t ? *t : Tag{};
+      }
+    }
   }
 }
 
@@ -96,6 +160,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
          s.range);
     return;
   }
+  visit(s);
   const ast::Stmt *saved = current_stmt_;
   current_stmt_ = &s;
   switch (s.kind) {
@@ -117,8 +182,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
         // `x = t[i]` copies the element's value; a name bound to a view keeps the view
         // only when the right side is a view expression (view(), subview, a tensor).
         Value rhs = v;
-        if (v.kind == ValueKind::View && t->kind == ExprKind::Name &&
-            s.value->kind == ExprKind::Subscript && is_value_access(*v.view))
+        if (t->kind == ExprKind::Name && s.value->kind == ExprKind::Subscript && is_value_access(v))
           rhs = to_data(v, m, s.value->range);
         assign(s, *t, rhs, m);
       }
@@ -127,8 +191,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
   case StmtKind::AnnAssign:
     if (s.value && s.target) {
       Value v = eval(*s.value, m);
-      if (v.kind == ValueKind::View && s.value->kind == ExprKind::Subscript &&
-          is_value_access(*v.view))
+      if (s.value->kind == ExprKind::Subscript && is_value_access(v))
         v = to_data(v, m, s.value->range);
       assign(s, *s.target, v, m);
     }
@@ -142,8 +205,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
     }
     break;
   case StmtKind::If: {
-    Value c = data(*s.value, m);
-    Mask yes = truth(c, m);
+    Mask yes = condition(*s.value, m);
     Mask no = and_not(m, yes);
     Mask yes_after = yes, no_after = no;
     if (any(yes))
@@ -174,29 +236,36 @@ void Machine::exec(const Stmt &s, Mask &m) {
     std::fill(m.begin(), m.end(), 0);
     break;
   case StmtKind::Pass:
+    break;
   case StmtKind::Error:
+    not_interpreted(s.range, "the statement did not parse");
     break;
   }
   current_stmt_ = saved;
 }
 
 void Machine::for_loop(const Stmt &s, Mask &m) {
-  if (!s.value || s.value->kind != ExprKind::Call || !s.target)
+  if (!s.value || s.value->kind != ExprKind::Call || !s.target || s.value->arg_count() == 0) {
+    not_interpreted(s.range, "the checker runs only `for x in range(...)` loops");
     return;
+  }
   const Expr &range = *s.value;
   std::vector<const Expr *> args;
   for (size_t i = 0; i < range.arg_count(); ++i)
     args.push_back(&range.arg(i));
-  if (args.empty())
-    return;
   Value start = args.size() >= 2 ? data(*args[0], m) : uniform_int(0);
   Value stop = data(*args[args.size() >= 2 ? 1 : 0], m);
   Value step = args.size() >= 3 ? data(*args[2], m) : uniform_int(1);
-  if (start.kind != ValueKind::Data || stop.kind != ValueKind::Data || step.kind != ValueKind::Data)
+  if (start.kind != ValueKind::Data || stop.kind != ValueKind::Data ||
+      step.kind != ValueKind::Data) {
+    not_interpreted(range.range, "the checker has no integer value for a bound of this range");
     return;
+  }
   const Symbol *var = symbol_of(*s.target);
-  if (!var)
+  if (!var) {
+    not_interpreted(s.target->range, "the loop variable has no symbol");
     return;
+  }
   Value current = start;
   current.tags.clear();
   loops_.push_back(LoopFrame{s.target->name, var});
@@ -238,8 +307,7 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
       bounded_loops_.emplace_back(s.range, "while");
       break;
     }
-    Value c = data(*s.value, active);
-    active = truth(c, active);
+    active = condition(*s.value, active);
     if (!any(active))
       break;
     Mask body = active;
@@ -264,7 +332,8 @@ Value Machine::call_device(const sema::FunctionInfo &fn, const Expr &call, const
     if (!arg || !fn.params[i])
       continue;
     Value v = eval(*arg, m);
-    if (v.kind == ValueKind::View && !fn.params[i]->type.is_tensor())
+    if ((v.kind == ValueKind::View || v.kind == ValueKind::Choice) &&
+        !fn.params[i]->type.is_tensor())
       v = to_data(v, m, arg->range);
     bound.emplace_back(fn.params[i], std::move(v));
   }

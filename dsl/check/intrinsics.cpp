@@ -78,7 +78,10 @@ Value Machine::intrinsic(const std::string &name, const Expr &call, const Mask &
         lint_reload(*src.view, m, call.range);
     return v;
   }
-  return Value{}; // s_waitcnt, sched_group_barrier, s_setprio: scheduling only
+  if (op == "s_waitcnt" || op == "sched_group_barrier" || op == "s_setprio")
+    return Value{}; // scheduling only: no effect on data
+  not_interpreted(call.range, "the checker does not interpret " + name);
+  return Value{};
 }
 
 Value Machine::matrix_multiply(const std::string &name, const Expr &call, const Mask &m) {
@@ -91,8 +94,11 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
   Value a = data(call.arg(0), m), b = data(call.arg(1), m), c = data(call.arg(2), m);
   if (!ma.ok || !mb.ok || !mc.ok || a.kind != ValueKind::Data || b.kind != ValueKind::Data ||
       c.kind != ValueKind::Data || a.elems != ma.values || b.elems != mb.values ||
-      c.elems != mc.values)
+      c.elems != mc.values) {
+    not_interpreted(call.range, "the checker has no operand fragments of the sizes " + inst +
+                                    " takes, or no thread-value layout for it");
     return c;
+  }
   Value out = c;
   out.expand(lanes_);
   out.is_float = true;
@@ -186,9 +192,13 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
 Value Machine::ldmatrix(const std::string &op, const Expr &call, const Mask &m) {
   if (call.arg_count() < 1)
     return Value{};
-  Value src = eval(call.arg(0), m);
-  if (src.kind != ValueKind::View)
+  Value src = narrow(eval(call.arg(0), m), m);
+  if (src.kind != ValueKind::View) {
+    // Collective: a lane's row feeds other lanes, so one view for the warp.
+    not_interpreted(call.range, "ldmatrix needs one shared-memory view the checker knows (not a "
+                                "choice that differs between threads)");
     return Value{};
+  }
   const View &v = *src.view;
   const int count = op.find("x4") != std::string::npos   ? 4
                     : op.find("x2") != std::string::npos ? 2
@@ -242,10 +252,27 @@ Value Machine::ldmatrix(const std::string &op, const Expr &call, const Mask &m) 
 void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
   if (call.arg_count() < 2)
     return;
-  Value dst = eval(call.arg(0), m);
-  Value src = eval(call.arg(1), m);
-  if (dst.kind != ValueKind::View || src.kind != ValueKind::View)
+  cp_async_places(bytes, call, eval(call.arg(0), m), eval(call.arg(1), m), m);
+}
+
+void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_place,
+                              const Value &src_place, const Mask &m) {
+  // Per thread: a choice of views is copied for each view's threads.
+  for (const Value *p : {&dst_place, &src_place})
+    if (p->kind == ValueKind::Choice) {
+      for (size_t k = 0; k < p->items.size(); ++k) {
+        Mask mk = alternative_mask(*p, k, m);
+        if (any(mk))
+          cp_async_places(bytes, call, p == &dst_place ? p->items[k] : dst_place,
+                          p == &src_place ? p->items[k] : src_place, mk);
+      }
+      return;
+    }
+  if (dst_place.kind != ValueKind::View || src_place.kind != ValueKind::View) {
+    not_interpreted(call.range, "the checker has no view for an operand of this copy");
     return;
+  }
+  const Value &dst = dst_place, &src = src_place;
   const View &d = *dst.view;
   const View &s = *src.view;
   const int64_t n = std::max<int64_t>(1, bytes / dtype_bytes(s.dtype));

@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace argus::check::detail {
@@ -101,7 +102,11 @@ struct View {
   bool is_bad(size_t lane) const { return !bad.empty() && bad[lane]; }
 };
 
-enum class ValueKind { None, Data, View, Tuple, Dtype, String, Layout, Expr };
+// Data: numbers per thread (a scalar, or a fragment: `elems` values per thread,
+// laid out as `shape`). View: a place in a buffer with its layout. Choice: a
+// view chosen per thread (`a if c else b`, a view rebound under divergence):
+// thread i uses items[ints[i]] (-1: none).
+enum class ValueKind { None, Data, View, Choice, Tuple, Dtype, String, Layout, Expr };
 
 struct LayoutValue {
   std::vector<int64_t> shape, strides;
@@ -111,15 +116,16 @@ struct LayoutValue {
 struct Value {
   ValueKind kind = ValueKind::None;
   ScalarKind dtype = ScalarKind::I32;
-  bool is_float = false; // float data: no numeric value is tracked
-  int elems = 1;         // Data: elements per lane
+  bool is_float = false;      // float data: no numeric value is tracked
+  int elems = 1;              // Data: elements per lane
+  std::vector<int64_t> shape; // Data: the fragment's shape when it has several dims
   // Data the same in every thread (constants, loop counters, block ids) is
   // stored once: ints and tags then hold `elems` entries.
   bool uniform = false;
   std::vector<int64_t> ints; // Data: [lane * elems + e], or [e] when uniform
   std::vector<Tag> tags;     // Data: same indexing; empty: no tags at all
   std::shared_ptr<View> view;
-  std::vector<Value> items;        // Tuple
+  std::vector<Value> items;        // Tuple; Choice: the views
   std::string text;                // String
   LayoutValue layout;              // Layout
   const ast::Expr *expr = nullptr; // Expr: a dict or lambda, evaluated by its user
@@ -258,6 +264,19 @@ public:
   std::vector<Value *> return_slots_;
 
   std::vector<Violation> violations_;
+  // Every statement executed (at any thread): the driver reports the ones no
+  // size instance reached, the coverage test compares them with the AST.
+  std::unordered_set<const ast::Stmt *> visited_;
+  // Statements recorded lately, by pointer bits: most executions repeat one
+  // (loop bodies), and a compare costs less than a set insertion.
+  std::array<const ast::Stmt *, 256> visited_recently_{};
+  void visit(const ast::Stmt &s) {
+    const ast::Stmt *&slot = visited_recently_[(reinterpret_cast<uintptr_t>(&s) >> 4) & 255];
+    if (slot != &s) {
+      slot = &s;
+      visited_.insert(&s);
+    }
+  }
   std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
   std::vector<std::pair<Range, std::string>> bounded_loops_;
   // Re-load lint: (site, thread, cell) → version last loaded.
@@ -334,6 +353,9 @@ public:
   void report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at,
                             int64_t part = -1);
   std::string tag_text(const Tag &t) const;
+  // W0901 at a construct the interpreter did not evaluate (a value it does not
+  // know, a target that is not a place), once per site: never a silent skip.
+  void not_interpreted(const Range &at, const std::string &why);
   nlohmann::json tag_json(const Tag &t) const;
 
   // eval.cpp
@@ -345,6 +367,23 @@ public:
   void report_int_error(int_eval::IntError error, int64_t lane, const Range &at);
   Value compare(ast::CompareOp op, const Value &a, const Value &b);
   Value subscript(const ast::Expr &e, const Mask &m);
+  Value index_value(const Value &base, const std::vector<Value> &idx, const ast::Expr &e,
+                    const Mask &m);
+  Value index_view(View v, const std::vector<Value> &idx, const ast::Expr &e, const Mask &m);
+  // The flat elements idx selects in fragment `base` per thread: first[lane]
+  // (-1: out of bounds, reported) and how many; the rest of the shape.
+  bool fragment_elements(const Value &base, const std::vector<Value> &idx, const ast::Expr &e,
+                         const Mask &m, std::vector<int64_t> &first, int64_t &count,
+                         std::vector<int64_t> &rest);
+  Value index_fragment(const Value &base, const std::vector<Value> &idx, const ast::Expr &e,
+                       const Mask &m);
+  // Threads in `m` take `b`, the others keep `a` (views: one view with
+  // per-thread offsets when both are of one buffer and layout, else a Choice).
+  Value choose(const Value &a, const Value &b, const Mask &m) const;
+  // The one view every thread in `m` uses, or the value as it is.
+  Value narrow(const Value &v, const Mask &m) const;
+  Mask alternative_mask(const Value &choice, size_t k, const Mask &m) const;
+  Mask condition(const ast::Expr &e, const Mask &m); // truth, W0901 when not a number
   std::vector<int64_t> const_tuple(const ast::Expr &e, const Mask &m);
   Mask truth(const Value &v, const Mask &m) const;
   void assign_lanes(Value &dst, const Value &src, const Mask &m) const;
@@ -354,6 +393,9 @@ public:
   void exec_body(const std::vector<ast::StmtPtr> &body, Mask &m);
   void exec(const ast::Stmt &s, Mask &m);
   void assign(const ast::Stmt &s, const ast::Expr &target, const Value &value, Mask &m);
+  void assign_fragment_element(const ast::Expr &base_e, const Value &base,
+                               const std::vector<Value> &idx, const ast::Expr &target,
+                               const Value &v, const Mask &m);
   void for_loop(const ast::Stmt &s, Mask &m);
   void while_loop(const ast::Stmt &s, Mask &m);
   Value call_device(const sema::FunctionInfo &fn, const ast::Expr &call, const Mask &m);
@@ -374,6 +416,8 @@ public:
   Value matrix_multiply(const std::string &name, const ast::Expr &call, const Mask &m);
   Value ldmatrix(const std::string &name, const ast::Expr &call, const Mask &m);
   void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
+  void cp_async_places(int64_t bytes, const ast::Expr &call, const Value &dst, const Value &src,
+                       const Mask &m);
 
   // contracts.cpp
   void tag_tensor(const ast::Expr &call, const Mask &m);
@@ -433,6 +477,12 @@ public:
 };
 
 static_assert(std::tuple_size_v<decltype(TraceNode::fields)> == kMaxFields);
+
+// checker.cpp: the outermost statements of `kernel` (and of the @device
+// functions its executed statements call) not in `visited`.
+std::vector<const ast::Stmt *>
+unreached_statements(const sema::SemaResult &sema, const ast::Function &kernel,
+                     const std::unordered_set<const ast::Stmt *> &visited);
 
 int64_t dtype_bytes(ScalarKind kind);
 // bytes.cpp: bits k of `value` cut in cells of cell_bytes (little-endian),

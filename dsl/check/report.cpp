@@ -125,4 +125,14 @@ Violation &Machine::report(const std::string &kind, const std::string &check, co
   return violations_.back();
 }
 
+void Machine::not_interpreted(const Range &at, const std::string &why) {
+  if (!should_report("unproven", at))
+    return;
+  Where w;
+  w.range = at;
+  Violation &v = report("unproven", "interpreter", w,
+                        "not checked: " + why + "; what depends on it is not checked either", true);
+  v.data["thread"] = nullptr;
+}
+
 } // namespace argus::check::detail
