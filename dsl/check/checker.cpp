@@ -240,7 +240,7 @@ KernelReport not_checked(const sema::FunctionInfo &kernel, const std::string &wh
   return report;
 }
 
-// "the 128-block grid at sizes {...}: the interpreter ran blocks 0, 1, 126, 127".
+// "the grid of 128 blocks at sizes {...}: the interpreter ran blocks 0, 1, 126, 127 ...".
 std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
                               const std::array<int64_t, 3> &grid,
                               const std::vector<std::array<int64_t, 3>> &blocks) {
@@ -254,13 +254,13 @@ std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
       one += (d ? "," : "") + std::to_string(b[static_cast<size_t>(d)]);
     ran += (ran.empty() ? "" : ", ") + (dims > 1 ? "(" + one + ")" : one);
   }
-  return "the " + shape + " grid at sizes " + nlohmann::json(sizes).dump() +
-         ": the interpreter ran blocks " + ran +
-         " of it only (the first and last two of each "
-         "dimension), not the others";
+  const int64_t total = grid[0] * grid[1] * grid[2];
+  return "the grid of " + std::to_string(total) + " blocks" +
+         (dims > 1 ? " (" + shape + ")" : std::string()) + " at sizes " +
+         nlohmann::json(sizes).dump() + " is larger than the interpreter runs: it ran blocks " +
+         ran + " only (the first and last two of each dimension), not the others";
 }
 
-// Executes `kernel` at every instance; violations deduplicated by (kind, place).
 // `sampled_grid`: the first instance whose grid was larger than max_blocks
 // and which of its blocks ran (left empty when every block of every instance ran).
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,

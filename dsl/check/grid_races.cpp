@@ -31,7 +31,23 @@ Violation grid_unproven(const KernelReport &report, const Range &at, const std::
   return v;
 }
 
-std::string line_of(const Expr &e) { return "line " + std::to_string(e.range.begin.line + 1); }
+// An expression as written (no line numbers: a cached report is reused for
+// text that moved, with its positions shifted but its message as it is).
+std::string quote(const CheckedFile &file, const Expr &e) {
+  std::string text(file.source->text_in(e.range));
+  if (const size_t nl = text.find('\n'); nl != std::string::npos)
+    text = text.substr(0, nl) + " ...";
+  return "`" + text + "`";
+}
+
+// Double writes of a tensor that coverage already reported (E0908).
+bool covered_twice(const KernelReport &report, const std::string &tensor) {
+  for (const Violation &v : report.violations)
+    if (v.kind == "covered-twice" && v.data.contains("element") &&
+        v.data["element"].value("tensor", "") == tensor)
+      return true;
+  return false;
+}
 
 bool race_reported_at(const KernelReport &report, const Expr &e) {
   for (const Violation &v : report.violations)
@@ -59,7 +75,7 @@ public:
     const auto &xs = one_.accesses();
     if (const Expr *alias = one_.unknown_alias())
       unproved_["every global tensor"] =
-          "one is reached at " + line_of(*alias) + " through a name the proof does not follow";
+          "one is reached through " + quote(file_, *alias) + ", a name the proof does not follow";
     std::map<const sema::Symbol *, std::vector<size_t>> by_root;
     for (size_t i = 0; i < xs.size(); ++i)
       by_root[xs[i].root].push_back(i);
@@ -67,8 +83,8 @@ public:
       prove_root(root, list);
     for (const auto &[root, use] : one_.opaque_uses())
       if (!by_root.count(root))
-        unproved_[root->name] = "it is used whole at " + line_of(*use) +
-                                " (passed to a call, a method or an alias), which the proof "
+        unproved_[root->name] = "it is used whole (" + quote(file_, *use) +
+                                ": passed to a call, a method or an alias), which the proof "
                                 "does not model";
     return unproved_;
   }
@@ -80,8 +96,8 @@ private:
         std::any_of(list.begin(), list.end(), [&](size_t i) { return xs[i].write; });
     auto opaque = one_.opaque_uses().find(root);
     if (opaque != one_.opaque_uses().end()) {
-      unproved_[root->name] = "it is used whole at " + line_of(*opaque->second) +
-                              " (passed to a call, a method or an alias), which the proof "
+      unproved_[root->name] = "it is used whole (" + quote(file_, *opaque->second) +
+                              ": passed to a call, a method or an alias), which the proof "
                               "does not model";
       return;
     }
@@ -89,7 +105,7 @@ private:
       return; // only read: no race
     for (size_t i : list) {
       if (!xs[i].exact) {
-        unproved_[root->name] = "its index at " + line_of(*xs[i].subscript) +
+        unproved_[root->name] = "its index in " + quote(file_, *xs[i].subscript) +
                                 " is not a closed form of sizes, block and thread ids and loop "
                                 "variables (or lies under a condition or loop the proof does "
                                 "not follow)";
@@ -97,8 +113,8 @@ private:
       }
       if (xs[i].tensor != xs[list.front()].tensor) {
         unproved_[root->name] = "it is accessed through views of different shapes (" +
-                                line_of(*xs[list.front()].subscript) + ", " +
-                                line_of(*xs[i].subscript) + ")";
+                                quote(file_, *xs[list.front()].subscript) + ", " +
+                                quote(file_, *xs[i].subscript) + ")";
         return;
       }
     }
@@ -106,6 +122,8 @@ private:
       for (size_t b = a; b < list.size(); ++b) {
         const size_t i = list[a], j = list[b];
         if (!xs[i].write && !xs[j].write)
+          continue;
+        if (xs[i].write && xs[j].write && covered_twice(report_, root->name))
           continue;
         if (race_reported_at(report_, *xs[i].subscript) ||
             race_reported_at(report_, *xs[j].subscript))
@@ -151,14 +169,14 @@ private:
       ++report_.proofs;
       return true;
     }
-    const std::string other = i == j ? "" : " and at " + line_of(*x.subscript);
+    const std::string other = i == j ? "" : " and at " + quote(file_, *x.subscript);
     if (r == z3::unknown) {
       report_.violations.push_back(
           grid_unproven(report_, y.subscript->range,
                         "could not prove within " + std::to_string(options_.query_timeout_ms) +
                             " ms that no two blocks touch the same element of " + root->name +
                             " here" + other + " (Z3: " + solver.reason_unknown() + ")"));
-      unproved_[root->name] = "Z3 gave no answer at " + line_of(*y.subscript);
+      unproved_[root->name] = "Z3 gave no answer for " + quote(file_, *y.subscript);
       return false;
     }
     ++report_.proof_failures;
@@ -203,7 +221,7 @@ private:
                           " here" + other + ": Z3's candidate (" + at + (at.empty() ? "" : ", ") +
                           "blocks " + block_text(first) + " and " + block_text(second) +
                           ") did not replay on the interpreter"));
-    unproved_[root->name] = "Z3's candidate at " + line_of(*y.subscript) + " did not replay";
+    unproved_[root->name] = "Z3's candidate for " + quote(file_, *y.subscript) + " did not replay";
     return false;
   }
 
@@ -221,13 +239,17 @@ private:
 void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
                       const CheckerOptions &options, const std::string &sampled_grid,
                       KernelReport &report) {
+  // Every block of every instance ran: the interpreter's log already checked
+  // each pair of blocks at those sizes, and the proof would only cost time.
+  if (sampled_grid.empty())
+    return;
   std::map<std::string, std::string> unproved;
   if (options.symbolic)
     unproved = GridRaceProof(file, kernel, options, report).run();
-  else if (!sampled_grid.empty())
+  else
     unproved["every global tensor"] = "the Z3 proofs are off";
-  if (sampled_grid.empty() || unproved.empty())
-    return; // every block ran, or the proof covers the blocks that did not
+  if (unproved.empty())
+    return; // the proof covers the blocks that did not run
   std::string why;
   for (const auto &[name, reason] : unproved)
     why += (why.empty() ? "" : "; ") + name + ": " + reason;

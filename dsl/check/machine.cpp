@@ -225,12 +225,12 @@ void Machine::report_writer_race(const char *check, Where where, const Buffer &b
                                  const CellLog &log, int32_t write_site, const std::string &what) {
   where.origin = write_site;
   const bool other_block = log.writer_block != block_linear_;
-  Violation &viol = report("race", check, where,
-                           "data race on " + b.name + ": " + what +
-                               thread_text_in(log.writer_block, log.writer) +
-                               (other_block ? " (another block: blocks of one launch run in no "
-                                              "fixed order)"
-                                            : " with no syncthreads() between"));
+  Violation &viol =
+      report("race", check, where,
+             "data race on " + b.name + ": " + what + thread_text_in(log.writer_block, log.writer) +
+                 (other_block ? " (another block: blocks of one launch run in no "
+                                "fixed order)"
+                              : " with no syncthreads() between"));
   viol.data["other_thread"] = thread_json_in(log.writer_block, log.writer);
   if (other_block)
     viol.data["other_block"] = viol.data["other_thread"]["block"];
@@ -243,11 +243,11 @@ void Machine::report_grid_read_race(Where where, const Buffer &b, const GridRead
   const int32_t block = first ? reads.block : reads.other_block;
   const int32_t lane = first ? reads.lane : reads.other_lane;
   where.origin = first ? reads.site : reads.other_site;
-  Violation &viol = report("race", "read-write", where,
-                           "data race on " + b.name + ": written here while " +
-                               thread_text_in(block, lane) +
-                               " reads it (another block: blocks of one launch run in no fixed "
-                               "order)");
+  Violation &viol =
+      report("race", "read-write", where,
+             "data race on " + b.name + ": written here while " + thread_text_in(block, lane) +
+                 " reads it (another block: blocks of one launch run in no fixed "
+                 "order)");
   viol.data["other_thread"] = thread_json_in(block, lane);
   viol.data["other_block"] = viol.data["other_thread"]["block"];
   if (!viol.related.empty()) {
@@ -391,7 +391,10 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       w.from = trace_ ? c.tag.origin : -1; // the cell's history so far
       return w;
     };
-    const bool coverage_reports = b.covered && b.space == MemorySpace::Global;
+    // Double writes of a covered tensor are E0908 when coverage is checked
+    // (every block runs); otherwise they are races like any other.
+    const bool coverage_reports =
+        sampled_blocks_.empty() && b.covered && b.space == MemorySpace::Global;
     if (!async_landing && l.pending_lane >= 0 && l.pending_lane != lane) {
       if (should_report("race", at)) {
         Where w = where();

@@ -126,6 +126,8 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
           blocks.push_back({x, y, z});
     sampled_blocks_ = blocks;
   }
+  if (!only_blocks.empty())
+    sampled_blocks_ = blocks; // a replay: no coverage check follows
   for (const auto &blk : blocks) {
     if (stopped_)
       break;
