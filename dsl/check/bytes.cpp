@@ -73,6 +73,12 @@ bool Machine::refine(int index, int64_t bytes) {
       log[i] = b.log[i / static_cast<size_t>(k)];
     b.log = std::move(log);
   }
+  if (!b.grid_reads.empty()) {
+    std::vector<GridReads> reads(b.grid_reads.size() * static_cast<size_t>(k));
+    for (size_t i = 0; i < reads.size(); ++i)
+      reads[i] = b.grid_reads[i / static_cast<size_t>(k)];
+    b.grid_reads = std::move(reads);
+  }
   if (!b.declared.empty()) {
     std::vector<Tag> declared(b.declared.size() * static_cast<size_t>(k));
     for (size_t i = 0; i < declared.size(); ++i)

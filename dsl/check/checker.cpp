@@ -293,9 +293,31 @@ unreached_statements(const sema::SemaResult &sema, const ast::Function &kernel,
   return out;
 }
 
-// Executes `kernel` at every instance; violations deduplicated by (kind, place).
+// "the grid of 128 blocks at sizes {...}: the interpreter ran blocks 0, 1, 126, 127 ...".
+std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
+                              const std::array<int64_t, 3> &grid,
+                              const std::vector<std::array<int64_t, 3>> &blocks) {
+  const int dims = grid[2] > 1 ? 3 : grid[1] > 1 ? 2 : 1;
+  std::string shape, ran;
+  for (int d = 0; d < dims; ++d)
+    shape += (d ? " x " : "") + std::to_string(grid[static_cast<size_t>(d)]);
+  for (const auto &b : blocks) {
+    std::string one;
+    for (int d = 0; d < dims; ++d)
+      one += (d ? "," : "") + std::to_string(b[static_cast<size_t>(d)]);
+    ran += (ran.empty() ? "" : ", ") + (dims > 1 ? "(" + one + ")" : one);
+  }
+  const int64_t total = grid[0] * grid[1] * grid[2];
+  return "the grid of " + std::to_string(total) + " blocks" +
+         (dims > 1 ? " (" + shape + ")" : std::string()) + " at sizes " +
+         nlohmann::json(sizes).dump() + " is larger than the interpreter runs: it ran blocks " +
+         ran + " only (the first and last two of each dimension), not the others";
+}
+
+// `sampled_grid`: the first instance whose grid was larger than max_blocks
+// and which of its blocks ran (left empty when every block of every instance ran).
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                     const CheckerOptions &options) {
+                     const CheckerOptions &options, std::string &sampled_grid) {
   KernelReport report;
   report.kernel = kernel.function->name;
   std::vector<std::map<std::string, int64_t>> instances = options.forced_instances;
@@ -373,6 +395,8 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     report.interrupted = report.interrupted || machine.interrupted();
     report.instances.push_back(sizes);
     report.blocks_run += machine.blocks_run();
+    if (sampled_grid.empty() && !machine.sampled_blocks().empty())
+      sampled_grid = sampled_grid_text(sizes, machine.grid_dim(), machine.sampled_blocks());
     for (const auto &[range, name] : machine.bounded_loops()) {
       const auto key = std::make_pair(std::string("unproven"),
                                       std::make_pair(range.begin.line, range.begin.column));
@@ -467,10 +491,13 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
       cache->count_proved();
     KernelReport report;
     try {
-      report = detail::execute(file, kernel, options);
+      std::string sampled_grid;
+      report = detail::execute(file, kernel, options, sampled_grid);
       report.segments = key.segments;
       if (!report.interrupted && options.symbolic)
         detail::prove_symbolically(file, kernel, options, report);
+      if (!report.interrupted)
+        detail::prove_grid_races(file, kernel, options, sampled_grid, report);
       if (!report.interrupted)
         detail::attach_fixes(file, kernel, options, report);
     } catch (const std::exception &error) {
@@ -543,19 +570,22 @@ bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::
   options.symbolic = false;
   options.lints = true;
   options.unroll_bound = 1 << 16; // one block: long loops of a large model run in full
-  std::optional<std::array<int64_t, 3>> block;
+  // One block; an inter-block race: the other block, then this one.
+  std::vector<std::array<int64_t, 3>> blocks;
+  auto block_of = [](const nlohmann::json &b) {
+    return std::array<int64_t, 3>{b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()};
+  };
   const bool whole_grid = !data.contains("thread") || data["thread"].is_null();
-  // A race between two blocks needs the other block's accesses too: the grid runs as the check
-  // ran it (same block order), and the violation must still be the same thread's.
-  const bool other_block = !whole_grid && data.contains("other_block");
-  if (!whole_grid && !other_block) {
-    const auto &b = data["thread"]["block"];
-    block = std::array<int64_t, 3>{b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()};
+  if (!whole_grid) {
+    if (data.contains("other_block") && data["other_block"].is_array() &&
+        data["other_block"].size() == 3)
+      blocks.push_back(block_of(data["other_block"]));
+    blocks.push_back(block_of(data["thread"]["block"]));
   }
   detail::Machine machine(file, *info, options);
   if (history)
     machine.trace_ = std::make_unique<detail::Trace>();
-  machine.run(sizes, block);
+  machine.run(sizes, blocks);
   const std::string kind = data["kind"].get<std::string>();
   for (const Violation &v : machine.take_violations()) {
     if (v.kind != kind)

@@ -280,7 +280,7 @@ void attach_fixes(const CheckedFile &file, const sema::FunctionInfo &kernel,
   for (Violation &v : report.violations) {
     std::string id;
     std::vector<std::vector<TextEdit>> candidates;
-    if (v.kind == "race") {
+    if (v.kind == "race" && !v.data.contains("other_block")) { // no barrier orders blocks
       id = "argus.fix.insert-barrier";
       candidates = barrier_candidates(file, fn, v);
     } else if (v.kind == "tag-mismatch" &&

@@ -151,6 +151,8 @@ int Machine::new_buffer(Buffer b) {
   b.data.assign(static_cast<size_t>(b.cells * copies), Cell{});
   if (b.space != MemorySpace::Local)
     b.log.assign(static_cast<size_t>(b.cells), CellLog{});
+  if (b.space == MemorySpace::Global)
+    b.grid_reads.assign(static_cast<size_t>(b.cells), GridReads{});
   buffers_.push_back(std::move(b));
   return static_cast<int>(buffers_.size() - 1);
 }
@@ -204,20 +206,40 @@ int64_t Machine::element_byte_offset(const View &v, int64_t lane, int64_t elemen
 }
 
 // A race with the last writer of a cell: another thread of this block in
-// this barrier interval, or another block.
+// this barrier interval, or another block (blocks of one launch are unordered).
 void Machine::report_writer_race(const char *check, Where where, const Buffer &b,
                                  const CellLog &log, int32_t write_site, const std::string &what) {
   where.origin = write_site;
   const bool other_block = log.writer_block != block_linear_;
   Violation &viol =
       report("race", check, where,
-             "data race on " + b.name + ": " + what +
-                 (other_block ? std::string("another block") : thread_text(log.writer)) +
-                 " with no syncthreads() between");
-  if (!other_block)
-    viol.data["other_thread"] = thread_json(log.writer);
-  else
-    viol.data["other_block"] = log.writer_block; // linear, in launch order; replay runs the grid
+             "data race on " + b.name + ": " + what + thread_text_in(log.writer_block, log.writer) +
+                 (other_block ? " (another block: blocks of one launch run in no "
+                                "fixed order)"
+                              : " with no syncthreads() between"));
+  viol.data["other_thread"] = thread_json_in(log.writer_block, log.writer);
+  if (other_block)
+    viol.data["other_block"] = viol.data["other_thread"]["block"];
+}
+
+// A write to a global cell another block read: a race in whichever order
+// the blocks run.
+void Machine::report_grid_read_race(Where where, const Buffer &b, const GridReads &reads) {
+  const bool first = reads.block != block_linear_;
+  const int32_t block = first ? reads.block : reads.other_block;
+  const int32_t lane = first ? reads.lane : reads.other_lane;
+  where.origin = first ? reads.site : reads.other_site;
+  Violation &viol =
+      report("race", "read-write", where,
+             "data race on " + b.name + ": written here while " + thread_text_in(block, lane) +
+                 " reads it (another block: blocks of one launch run in no fixed "
+                 "order)");
+  viol.data["other_thread"] = thread_json_in(block, lane);
+  viol.data["other_block"] = viol.data["other_thread"]["block"];
+  if (!viol.related.empty()) {
+    viol.related.back().message = "read here";
+    viol.data["origin"]["note"] = "read here";
+  }
 }
 
 void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at,
@@ -313,6 +335,19 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         if (should_report("race", at))
           report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
       }
+      if (!b.grid_reads.empty()) {
+        GridReads &g = b.grid_reads[static_cast<size_t>(first + k)];
+        const auto blk = static_cast<int32_t>(block_linear_);
+        if (g.block < 0) {
+          g.block = blk;
+          g.lane = static_cast<int32_t>(lane);
+          g.site = current_site_;
+        } else if (g.block != blk && g.other_block < 0) {
+          g.other_block = blk;
+          g.other_lane = static_cast<int32_t>(lane);
+          g.other_site = current_site_;
+        }
+      }
       if (l.read_epoch == epoch_ && l.reader_block == block_linear_) {
         if (l.reader != lane) {
           other_reader = k == 0 && !l.many_readers;
@@ -364,7 +399,10 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       w.from = trace_ ? c.tag.origin : -1; // the cell's history so far
       return w;
     };
-    const bool coverage_reports = b.covered && b.space == MemorySpace::Global;
+    // Double writes of a covered tensor are E0908 when coverage is checked
+    // (every block runs); otherwise they are races like any other.
+    const bool coverage_reports =
+        sampled_blocks_.empty() && b.covered && b.space == MemorySpace::Global;
     if (!async_landing && l.pending_lane >= 0 && l.pending_lane != lane) {
       if (should_report("race", at)) {
         Where w = where();
@@ -399,6 +437,11 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
           viol.data["origin"]["note"] = "read here";
         }
       }
+    } else if (!b.grid_reads.empty()) {
+      const GridReads &g = b.grid_reads[static_cast<size_t>(index)];
+      if (((g.block >= 0 && g.block != block_linear_) || g.other_block >= 0) &&
+          should_report("race", at))
+        report_grid_read_race(where(), b, g);
     }
   }
   if (!b.declared.empty() && tag)

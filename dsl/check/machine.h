@@ -169,6 +169,14 @@ struct CellLog {
   bool many_readers = false;
 };
 
+// The blocks that read a global cell (the first, and the first other one),
+// with thread and site: blocks of one launch are unordered, so a write by any
+// other block races with these reads whichever block the checker runs first.
+struct GridReads {
+  int32_t block = -1, lane = -1, site = -1;
+  int32_t other_block = -1, other_lane = -1, other_site = -1;
+};
+
 struct Buffer {
   std::string name;
   MemorySpace space = MemorySpace::Global;
@@ -178,6 +186,7 @@ struct Buffer {
   int64_t cells = 0;                      // per thread for local buffers
   std::vector<Cell> data;                 // local: [i * threads + lane] (Machine::cell)
   std::vector<CellLog> log;               // shared and global: [i]; local: empty
+  std::vector<GridReads> grid_reads;      // global: [i]; else empty
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
@@ -210,15 +219,19 @@ class Machine {
 public:
   Machine(const CheckedFile &file, const sema::FunctionInfo &kernel, const CheckerOptions &options);
 
-  // Runs the kernel at `sizes`; with `only_block`, just that block.
+  // Runs the kernel at `sizes`; with `only_blocks`, just those blocks in that
+  // order (a replay: one block, or the two blocks of an inter-block race).
   void run(const std::map<std::string, int64_t> &sizes,
-           std::optional<std::array<int64_t, 3>> only_block = std::nullopt);
+           const std::vector<std::array<int64_t, 3>> &only_blocks = {});
 
   std::vector<Violation> take_violations() { return std::move(violations_); }
   // Loops cut at unroll_bound: the loop variable's range (the `while` for a
   // while loop) and its name.
   const std::vector<std::pair<Range, std::string>> &bounded_loops() const { return bounded_loops_; }
   int64_t blocks_run() const { return blocks_run_; }
+  // The grid was larger than max_blocks: only these blocks ran (empty: all did).
+  const std::vector<std::array<int64_t, 3>> &sampled_blocks() const { return sampled_blocks_; }
+  const std::array<int64_t, 3> &grid_dim() const { return grid_dim_; }
   bool interrupted() const { return interrupted_; }
 
   // --- shared by the parts (public for the parts' free functions) ---
@@ -254,6 +267,7 @@ public:
   void stop(const std::string &why, const Range &at);
   int32_t current_site_ = -1; // the access being executed (reader site)
   int64_t blocks_run_ = 0;
+  std::vector<std::array<int64_t, 3>> sampled_blocks_;
   const ast::Stmt *current_stmt_ = nullptr;
 
   // Async copies per thread: the open group and the committed ones (oldest first).
@@ -343,6 +357,11 @@ public:
   bool already_reported(const std::string &kind, const Range &range) const;
   bool should_report(const std::string &kind, const Range &range);
   nlohmann::json thread_json(int64_t lane) const;
+  std::array<int64_t, 3> block_coord(int64_t linear) const;
+  // A thread of another block (linear index) and that block's coordinates.
+  nlohmann::json thread_json_in(int64_t block_linear, int64_t lane) const;
+  std::string thread_text_in(int64_t block_linear, int64_t lane) const;
+  void report_grid_read_race(Where where, const Buffer &b, const GridReads &reads);
   nlohmann::json iteration_json(int64_t lane) const;
   Violation &report(const std::string &kind, const std::string &check, const Where &where,
                     const std::string &message, bool warning = false);

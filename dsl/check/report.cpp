@@ -2,6 +2,8 @@
 // point and write sites, as a message and as Diagnostic.data.
 #include "machine.h"
 
+#include <algorithm>
+
 namespace argus::check::detail {
 
 namespace {
@@ -24,19 +26,32 @@ bool Machine::should_report(const std::string &kind, const Range &range) {
   return reported_.insert({kind, site_key(range)}).second;
 }
 
+std::array<int64_t, 3> Machine::block_coord(int64_t linear) const {
+  const int64_t gx = std::max<int64_t>(1, grid_dim_[0]), gy = std::max<int64_t>(1, grid_dim_[1]);
+  return {linear % gx, (linear / gx) % gy, linear / (gx * gy)};
+}
+
 nlohmann::json Machine::thread_json(int64_t lane) const {
+  return thread_json_in(block_linear_, lane);
+}
+
+nlohmann::json Machine::thread_json_in(int64_t block_linear, int64_t lane) const {
   const auto t = thread_coord(lane);
-  return {{"block", {block_[0], block_[1], block_[2]}},
+  const auto b = block_coord(block_linear);
+  return {{"block", {b[0], b[1], b[2]}},
           {"thread", {t[0], t[1], t[2]}},
           {"warp", lane / warp_size_},
           {"lane", lane % warp_size_}};
 }
 
-std::string Machine::thread_text(int64_t lane) const {
+std::string Machine::thread_text(int64_t lane) const { return thread_text_in(block_linear_, lane); }
+
+std::string Machine::thread_text_in(int64_t block_linear, int64_t lane) const {
   const auto t = thread_coord(lane);
-  std::string s = "block (" + std::to_string(block_[0]) + "," + std::to_string(block_[1]);
+  const auto b = block_coord(block_linear);
+  std::string s = "block (" + std::to_string(b[0]) + "," + std::to_string(b[1]);
   if (grid_dim_[2] > 1)
-    s += "," + std::to_string(block_[2]);
+    s += "," + std::to_string(b[2]);
   s += "), thread ";
   if (block_dim_[1] > 1 || block_dim_[2] > 1) {
     s += "(" + std::to_string(t[0]) + "," + std::to_string(t[1]);

@@ -10,7 +10,7 @@ using ast::Expr;
 using ast::ExprKind;
 
 void Machine::run(const std::map<std::string, int64_t> &sizes,
-                  std::optional<std::array<int64_t, 3>> only_block) {
+                  const std::vector<std::array<int64_t, 3>> &only_blocks) {
   sizes_ = sizes;
   for (int d = 0; d < 3; ++d)
     block_dim_[static_cast<size_t>(d)] =
@@ -112,8 +112,8 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   const int64_t total = grid_dim_[0] * grid_dim_[1] * grid_dim_[2];
   const bool all_blocks = total <= options_.max_blocks;
   std::vector<std::array<int64_t, 3>> blocks;
-  if (only_block) {
-    blocks.push_back(*only_block);
+  if (!only_blocks.empty()) {
+    blocks = only_blocks;
   } else if (all_blocks) {
     for (int64_t z = 0; z < grid_dim_[2]; ++z)
       for (int64_t y = 0; y < grid_dim_[1]; ++y)
@@ -124,7 +124,10 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
       for (int64_t y : picks(grid_dim_[1]))
         for (int64_t x : picks(grid_dim_[0]))
           blocks.push_back({x, y, z});
+    sampled_blocks_ = blocks;
   }
+  if (!only_blocks.empty())
+    sampled_blocks_ = blocks; // a replay: no coverage check follows
   for (const auto &blk : blocks) {
     if (stopped_)
       break;
@@ -138,7 +141,7 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     exec_body(fn.body, m);
     ++blocks_run_;
   }
-  if (!only_block && !stopped_)
+  if (only_blocks.empty() && !stopped_)
     check_coverage(all_blocks);
 }
 

@@ -18,6 +18,19 @@ namespace argus::check::detail {
 void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kernel,
                         const CheckerOptions &options, KernelReport &report);
 
+// For a kernel whose grid the interpreter sampled (`sampled_grid`: which
+// blocks ran; empty when every block of every instance did, and then nothing
+// is done): proves, for all sizes, that no two distinct blocks of one launch
+// touch the same element of a global tensor where one of them writes it (each
+// pair of accesses, two copies of the kernel's terms in one Z3 context). A
+// sat model that replays on the interpreter (its two blocks) is an E0902
+// found by Z3; unknown answers and candidates that do not replay are W0901.
+// A W0901 at the kernel names the tensors the proof did not cover; with none
+// it covers every block. Counts go to report.proofs / proof_failures.
+void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                      const CheckerOptions &options, const std::string &sampled_grid,
+                      KernelReport &report);
+
 // The verdict of every provable index at fixed sizes: (line, column) of the
 // subscript → whether some thread, block and iteration is out of bounds.
 // The tests compare it with the concrete machine's verdicts.

@@ -1,0 +1,262 @@
+// Races between blocks for every block of any grid: the two-block reduction.
+// Two copies of the kernel's access terms (sizes shared, threads, blocks and
+// loop variables per copy) and, for each pair of accesses to one global
+// tensor of which one writes, a Z3 query whether two distinct blocks can
+// touch the same element. Blocks of one launch are unordered, so one query
+// per unordered pair covers both orders.
+#include "machine.h"
+#include "prover.h"
+#include "symbolic.h"
+
+#include <algorithm>
+#include <set>
+
+namespace argus::check::detail {
+
+namespace {
+
+Violation grid_unproven(const KernelReport &report, const Range &at, const std::string &message) {
+  Violation v;
+  v.kind = "unproven";
+  v.check = "grid";
+  v.range = at;
+  v.warning = true;
+  v.message = message;
+  v.data = {{"kind", "unproven"},
+            {"check", "grid"},
+            {"kernel", report.kernel},
+            {"thread", nullptr},
+            {"program_point", {{"line", at.begin.line}, {"character", at.begin.column}}},
+            {"fixes", nlohmann::json::array()}};
+  return v;
+}
+
+// An expression as written (no line numbers: a cached report is reused for
+// text that moved, with its positions shifted but its message as it is).
+std::string quote(const CheckedFile &file, const Expr &e) {
+  std::string text(file.source->text_in(e.range));
+  if (const size_t nl = text.find('\n'); nl != std::string::npos)
+    text = text.substr(0, nl) + " ...";
+  return "`" + text + "`";
+}
+
+// Double writes of a tensor that coverage already reported (E0908).
+bool covered_twice(const KernelReport &report, const std::string &tensor) {
+  for (const Violation &v : report.violations)
+    if (v.kind == "covered-twice" && v.data.contains("element") &&
+        v.data["element"].value("tensor", "") == tensor)
+      return true;
+  return false;
+}
+
+bool race_reported_at(const KernelReport &report, const Expr &e) {
+  for (const Violation &v : report.violations)
+    if (v.kind == "race" && v.range.begin == e.range.begin)
+      return true;
+  return false;
+}
+
+std::string block_text(const std::array<int64_t, 3> &b) {
+  return "(" + std::to_string(b[0]) + "," + std::to_string(b[1]) + "," + std::to_string(b[2]) + ")";
+}
+
+class GridRaceProof {
+public:
+  GridRaceProof(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                const CheckerOptions &options, KernelReport &report)
+      : file_(file), kernel_(kernel), options_(options), report_(report),
+        one_(file, kernel, nullptr, ctx_, ""), two_(file, kernel, nullptr, ctx_, "'") {
+    one_.collect();
+    two_.collect();
+  }
+
+  // Root tensor → why its races between blocks are not proved.
+  std::map<std::string, std::string> run() {
+    const auto &xs = one_.accesses();
+    if (const Expr *alias = one_.unknown_alias())
+      unproved_["every global tensor"] =
+          "one is reached through " + quote(file_, *alias) + ", a name the proof does not follow";
+    std::map<const sema::Symbol *, std::vector<size_t>> by_root;
+    for (size_t i = 0; i < xs.size(); ++i)
+      by_root[xs[i].root].push_back(i);
+    for (const auto &[root, list] : by_root)
+      prove_root(root, list);
+    for (const auto &[root, use] : one_.opaque_uses())
+      if (!by_root.count(root))
+        unproved_[root->name] = "it is used whole (" + quote(file_, *use) +
+                                ": passed to a call, a method or an alias), which the proof "
+                                "does not model";
+    return unproved_;
+  }
+
+private:
+  void prove_root(const sema::Symbol *root, const std::vector<size_t> &list) {
+    const auto &xs = one_.accesses();
+    const bool written =
+        std::any_of(list.begin(), list.end(), [&](size_t i) { return xs[i].write; });
+    auto opaque = one_.opaque_uses().find(root);
+    if (opaque != one_.opaque_uses().end()) {
+      unproved_[root->name] = "it is used whole (" + quote(file_, *opaque->second) +
+                              ": passed to a call, a method or an alias), which the proof "
+                              "does not model";
+      return;
+    }
+    if (!written)
+      return; // only read: no race
+    for (size_t i : list) {
+      if (!xs[i].exact) {
+        unproved_[root->name] = "its index in " + quote(file_, *xs[i].subscript) +
+                                " is not a closed form of sizes, block and thread ids and loop "
+                                "variables (or lies under a condition or loop the proof does "
+                                "not follow)";
+        return;
+      }
+      if (xs[i].tensor != xs[list.front()].tensor) {
+        unproved_[root->name] = "it is accessed through views of different shapes (" +
+                                quote(file_, *xs[list.front()].subscript) + ", " +
+                                quote(file_, *xs[i].subscript) + ")";
+        return;
+      }
+    }
+    for (size_t a = 0; a < list.size(); ++a)
+      for (size_t b = a; b < list.size(); ++b) {
+        const size_t i = list[a], j = list[b];
+        if (!xs[i].write && !xs[j].write)
+          continue;
+        if (xs[i].write && xs[j].write && covered_twice(report_, root->name))
+          continue;
+        if (race_reported_at(report_, *xs[i].subscript) ||
+            race_reported_at(report_, *xs[j].subscript))
+          continue;
+        if (options_.cancelled() || options_.past_deadline()) {
+          unproved_[root->name] = "the check ran past its time limit";
+          return;
+        }
+        if (!prove_pair(root, i, j))
+          return;
+      }
+  }
+
+  z3::expr same_element(size_t i, size_t j) {
+    const Access &x = one_.accesses()[i];
+    const Access &y = two_.accesses()[j];
+    z3::expr same = ctx_.bool_val(true);
+    for (size_t d = 0; d < x.index.size() && d < y.index.size(); ++d)
+      same = same && x.index[d] == y.index[d];
+    const auto &p = one_.block_ids(), &q = two_.block_ids();
+    return same && (p[0] != q[0] || p[1] != q[1] || p[2] != q[2]);
+  }
+
+  void add_query(z3::solver &s, size_t i, size_t j) {
+    s.add(one_.facts());
+    s.add(two_.facts());
+    s.add(one_.accesses()[i].on_path);
+    s.add(two_.accesses()[j].on_path);
+    s.add(same_element(i, j));
+  }
+
+  // False when the root's proof stops (no answer, or a candidate that does not replay).
+  bool prove_pair(const sema::Symbol *root, size_t i, size_t j) {
+    const Access &x = one_.accesses()[i];
+    const Access &y = two_.accesses()[j];
+    z3::solver solver(ctx_);
+    z3::params p(ctx_);
+    p.set("timeout", options_.query_timeout_ms);
+    solver.set(p);
+    add_query(solver, i, j);
+    const z3::check_result r = solver.check();
+    if (r == z3::unsat) {
+      ++report_.proofs;
+      return true;
+    }
+    const std::string other = i == j ? "" : " and at " + quote(file_, *x.subscript);
+    if (r == z3::unknown) {
+      report_.violations.push_back(
+          grid_unproven(report_, y.subscript->range,
+                        "could not prove within " + std::to_string(options_.query_timeout_ms) +
+                            " ms that no two blocks touch the same element of " + root->name +
+                            " here" + other + " (Z3: " + solver.reason_unknown() + ")"));
+      unproved_[root->name] = "Z3 gave no answer for " + quote(file_, *y.subscript);
+      return false;
+    }
+    ++report_.proof_failures;
+    // A small counterexample: the smallest sizes, then the lowest blocks.
+    z3::optimize opt(ctx_);
+    z3::params op(ctx_);
+    op.set("timeout", options_.query_timeout_ms);
+    opt.set(op);
+    for (const auto &f : one_.facts())
+      opt.add(f);
+    for (const auto &f : two_.facts())
+      opt.add(f);
+    opt.add(x.on_path);
+    opt.add(y.on_path);
+    opt.add(same_element(i, j));
+    opt.minimize(one_.size_sum());
+    for (const auto *prover : {&one_, &two_})
+      for (size_t d = 3; d-- > 0;)
+        opt.minimize(prover->block_ids()[d]);
+    z3::model model = opt.check() == z3::sat ? opt.get_model() : solver.get_model();
+    const auto sizes = one_.sizes_of(model);
+    const auto first = one_.block_of(model), second = two_.block_of(model);
+    CheckerOptions concrete = options_;
+    concrete.symbolic = false;
+    concrete.unroll_bound = std::max<int64_t>(options_.unroll_bound, 1 << 16); // two blocks only
+    Machine machine(file_, kernel_, concrete);
+    machine.run(sizes, {first, second});
+    for (Violation &v : machine.take_violations())
+      if (v.kind == "race" && v.data.contains("other_block") &&
+          (v.range.begin == x.subscript->range.begin ||
+           v.range.begin == y.subscript->range.begin)) {
+        v.data["found_by"] = "z3";
+        report_.violations.push_back(std::move(v));
+        return true; // reported: the pairs left go on (those at its sites are skipped)
+      }
+    std::string at;
+    for (const auto &[k, value] : sizes)
+      at += (at.empty() ? "" : ", ") + k + " = " + std::to_string(value);
+    report_.violations.push_back(
+        grid_unproven(report_, y.subscript->range,
+                      "could not prove that no two blocks touch the same element of " + root->name +
+                          " here" + other + ": Z3's candidate (" + at + (at.empty() ? "" : ", ") +
+                          "blocks " + block_text(first) + " and " + block_text(second) +
+                          ") did not replay on the interpreter"));
+    unproved_[root->name] = "Z3's candidate for " + quote(file_, *y.subscript) + " did not replay";
+    return false;
+  }
+
+  const CheckedFile &file_;
+  const sema::FunctionInfo &kernel_;
+  const CheckerOptions &options_;
+  KernelReport &report_;
+  z3::context ctx_;
+  BoundsProver one_, two_;
+  std::map<std::string, std::string> unproved_;
+};
+
+} // namespace
+
+void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                      const CheckerOptions &options, const std::string &sampled_grid,
+                      KernelReport &report) {
+  // Every block of every instance ran: the interpreter's log already checked
+  // each pair of blocks at those sizes, and the proof would only cost time.
+  if (sampled_grid.empty())
+    return;
+  std::map<std::string, std::string> unproved;
+  if (options.symbolic)
+    unproved = GridRaceProof(file, kernel, options, report).run();
+  else
+    unproved["every global tensor"] = "the Z3 proofs are off";
+  if (unproved.empty())
+    return; // the proof covers the blocks that did not run
+  std::string why;
+  for (const auto &[name, reason] : unproved)
+    why += (why.empty() ? "" : "; ") + name + ": " + reason;
+  report.violations.push_back(grid_unproven(
+      report, kernel.function->name_range,
+      sampled_grid + ". Races between blocks are proved for every block by Z3 except on " + why +
+          ": there, races between the blocks that did not run are not checked"));
+}
+
+} // namespace argus::check::detail

@@ -1,0 +1,531 @@
+// Internal: the translation of a kernel's global-memory accesses to Z3 for
+// all sizes, blocks, threads and loop iterations the assume(...) facts allow:
+// index bounds queries (symbolic.cpp) and the accesses of one block (the
+// grid race proof, grid_races.cpp, runs two copies in one context).
+#pragma once
+
+#include "argus/dsl/checker.h"
+#include "z3_terms.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace argus::check::detail {
+
+using ast::Expr;
+using ast::ExprKind;
+using ast::Stmt;
+using ast::StmtKind;
+
+// A subscript of a global tensor (the grid race proof).
+struct Access {
+  const Expr *subscript = nullptr;
+  const sema::Symbol *tensor = nullptr; // the name subscripted
+  const sema::Symbol *root = nullptr;   // the parameter whose memory it is
+  bool write = false;
+  bool exact = false;          // every index a closed form, on a path the prover follows
+  std::vector<z3::expr> index; // per dimension of the tensor (free past those given)
+  z3::expr on_path;            // its path's facts ∧ every index inside its extent
+};
+
+struct Query {
+  const Expr *subscript = nullptr;
+  size_t dim = 0;
+  z3::expr violated; // facts of the path ∧ the index outside [0, extent)
+  std::string index_text;
+};
+
+class BoundsProver {
+public:
+  // Terms in `ctx`: sizes by their names; threads, blocks and loop variables
+  // with `suffix`, so two provers in one context describe two blocks of one
+  // launch (the grid race proof).
+  BoundsProver(const CheckedFile &file, const sema::FunctionInfo &kernel,
+               const std::map<std::string, int64_t> *pinned, z3::context &ctx,
+               std::string suffix = "")
+      : sema_(*file.sema), kernel_(kernel), ctx_(ctx), suffix_(std::move(suffix)),
+        terms_(
+            ctx_, sema_, [this](const Expr &n) { return name(n); },
+            [this](const Expr &c) { return call(c); }),
+        facts_(ctx_) {
+    const int warp = kernel.target == sema::Target::Gfx942 ? 64 : 32;
+    warp_ = warp;
+    for (const sema::Symbol *p : kernel.params)
+      if (p && !p->is_constexpr && p->type.kind == sema::TypeKind::Scalar &&
+          sema::is_integer(p->type.scalar)) {
+        z3::expr v = ctx_.int_const(p->name.c_str());
+        sizes_.emplace(p, v);
+        facts_.push_back(v >= 1);
+        if (pinned)
+          if (auto it = pinned->find(p->name); it != pinned->end())
+            facts_.push_back(v == ctx_.int_val(static_cast<int64_t>(it->second)));
+      }
+    for (int d = 0; d < 3; ++d) {
+      const int64_t b =
+          d < static_cast<int>(kernel.block.size()) ? kernel.block[static_cast<size_t>(d)] : 1;
+      block_dim_[d] = b;
+      tid_.push_back(ctx_.int_const(("thread." + std::to_string(d) + suffix_).c_str()));
+      bid_.push_back(ctx_.int_const(("block." + std::to_string(d) + suffix_).c_str()));
+      facts_.push_back(tid_.back() >= 0 && tid_.back() < ctx_.int_val(static_cast<int64_t>(b)));
+      facts_.push_back(bid_.back() >= 0);
+    }
+    collect_definitions(kernel.function->body);
+    for (const Expr *a : kernel.assumptions)
+      if (auto t = terms_.boolean(*a))
+        facts_.push_back(*t);
+    for (size_t d = 0; d < 3; ++d) {
+      if (d < kernel.grid.size() && kernel.grid[d]) {
+        if (auto g = terms_.integer(*kernel.grid[d])) {
+          grid_.push_back(*g);
+          facts_.push_back(bid_[d] < *g);
+          continue;
+        }
+      }
+      if (d >= kernel.grid.size()) {
+        grid_.push_back(ctx_.int_val(1));
+        facts_.push_back(bid_[d] < 1);
+      } else {
+        grid_.push_back(ctx_.int_const(("grid." + std::to_string(d)).c_str()));
+      }
+    }
+  }
+
+  std::vector<Query> collect() {
+    std::vector<z3::expr> path;
+    walk(kernel_.function->body, path);
+    return std::move(queries_);
+  }
+
+  z3::context &ctx() { return ctx_; }
+  const z3::expr_vector &facts() const { return facts_; }
+  const std::vector<Access> &accesses() const { return accesses_; }
+  const std::vector<z3::expr> &block_ids() const { return bid_; }
+  // Global tensors used other than by subscripts (passed whole, a method, an
+  // alias the prover does not follow): the first such use of each.
+  const std::map<const sema::Symbol *, const Expr *> &opaque_uses() const { return opaque_; }
+  // A global tensor reached through a name whose tensor the prover does not know.
+  const Expr *unknown_alias() const { return unknown_alias_; }
+
+  // Sizes, block and thread of a model.
+  std::map<std::string, int64_t> sizes_of(const z3::model &m) {
+    std::map<std::string, int64_t> out;
+    for (const auto &[s, v] : sizes_) {
+      int64_t x = 1;
+      if (!m.eval(v, true).is_numeral_i64(x))
+        x = 1;
+      out[s->name] = x;
+    }
+    return out;
+  }
+  std::array<int64_t, 3> block_of(const z3::model &m) {
+    std::array<int64_t, 3> out{0, 0, 0};
+    for (size_t d = 0; d < 3; ++d) {
+      int64_t x = 0;
+      if (m.eval(bid_[d], true).is_numeral_i64(x))
+        out[d] = x;
+    }
+    return out;
+  }
+  z3::expr size_sum() {
+    z3::expr s = ctx_.int_val(0);
+    for (const auto &[sym, v] : sizes_)
+      s = s + v;
+    return s;
+  }
+
+private:
+  const sema::Symbol *symbol_of(const Expr &e) const {
+    auto it = sema_.references.find(&e);
+    return it == sema_.references.end() ? nullptr : it->second;
+  }
+
+  void count_target(const Expr &t, bool aug) {
+    if (t.kind == ExprKind::Name) {
+      if (const sema::Symbol *s = symbol_of(t)) {
+        ++assignments_[s];
+        if (aug)
+          ++assignments_[s];
+      }
+    } else if (t.kind == ExprKind::Tuple) {
+      for (const auto &x : t.operands)
+        if (x->kind == ExprKind::Name)
+          if (const sema::Symbol *s = symbol_of(*x))
+            assignments_[s] += 2; // unpacking: not a closed form here
+    }
+  }
+
+  void collect_definitions(const std::vector<ast::StmtPtr> &body) {
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      if (s.kind == StmtKind::Assign)
+        for (const auto &t : s.targets) {
+          count_target(*t, false);
+          if (t->kind == ExprKind::Name && s.value)
+            if (const sema::Symbol *sym = symbol_of(*t))
+              definitions_[sym] = s.value.get();
+        }
+      if (s.kind == StmtKind::AnnAssign && s.target) {
+        count_target(*s.target, false);
+        if (s.target->kind == ExprKind::Name && s.value)
+          if (const sema::Symbol *sym = symbol_of(*s.target))
+            definitions_[sym] = s.value.get();
+      }
+      if (s.kind == StmtKind::AugAssign && s.target)
+        count_target(*s.target, true);
+      if (s.kind == StmtKind::For && s.target)
+        count_target(*s.target, true);
+      collect_definitions(s.body);
+      collect_definitions(s.orelse);
+    }
+  }
+
+  std::optional<z3::expr> name(const Expr &n) {
+    const sema::Symbol *s = symbol_of(n);
+    if (!s)
+      return std::nullopt;
+    if (auto it = bound_.find(s); it != bound_.end())
+      return it->second;
+    if (auto it = sizes_.find(s); it != sizes_.end())
+      return it->second;
+    if (auto it = loops_.find(s); it != loops_.end())
+      return it->second;
+    if (s->value)
+      return ctx_.int_val(static_cast<int64_t>(*s->value));
+    auto def = definitions_.find(s);
+    if (def == definitions_.end() || assignments_[s] != 1 || in_progress_.count(s))
+      return std::nullopt;
+    in_progress_.insert(s);
+    auto t = terms_.integer(*def->second);
+    in_progress_.erase(s);
+    return t;
+  }
+
+  std::optional<z3::expr> call(const Expr &c) {
+    const std::string n = c.callee().dotted_name();
+    auto dim = [&]() -> size_t {
+      if (c.arg_count() >= 1)
+        if (auto v = sema_.constant_of(c.arg(0)))
+          return static_cast<size_t>(std::clamp<int64_t>(*v, 0, 2));
+      return 0;
+    };
+    const z3::expr linear =
+        tid_[0] + ctx_.int_val(static_cast<int64_t>(block_dim_[0])) *
+                      (tid_[1] + ctx_.int_val(static_cast<int64_t>(block_dim_[1])) * tid_[2]);
+    if (n == "thread_id")
+      return tid_[dim()];
+    if (n == "block_id")
+      return bid_[dim()];
+    if (n == "block_dim")
+      return ctx_.int_val(static_cast<int64_t>(block_dim_[dim()]));
+    if (n == "grid_dim")
+      return grid_[dim()];
+    if (n == "lane_id")
+      return floor_mod(linear, ctx_.int_val(warp_));
+    if (n == "warp_id")
+      return floor_div(linear, ctx_.int_val(warp_));
+    const sema::FunctionInfo *fn = sema_.function_info(n);
+    if (!fn || fn->role != sema::FunctionRole::Device || !fn->function)
+      return std::nullopt;
+    // A @device function whose body is one `return expr` (after a docstring).
+    const Expr *ret = nullptr;
+    for (const auto &s : fn->function->body) {
+      if (s->kind == StmtKind::Expr && s->value && s->value->kind == ExprKind::String)
+        continue;
+      if (s->kind == StmtKind::Return && s->value && !ret) {
+        ret = s->value.get();
+        continue;
+      }
+      return std::nullopt;
+    }
+    if (!ret)
+      return std::nullopt;
+    std::vector<std::pair<const sema::Symbol *, z3::expr>> args;
+    for (size_t i = 0; i < fn->params.size(); ++i) {
+      if (i >= c.arg_count() || !fn->params[i])
+        return std::nullopt;
+      auto a = terms_.integer(c.arg(i));
+      if (!a)
+        return std::nullopt;
+      args.emplace_back(fn->params[i], *a);
+    }
+    for (auto &[s, a] : args)
+      bound_.insert_or_assign(s, a);
+    auto t = terms_.integer(*ret);
+    for (auto &[s, a] : args)
+      bound_.erase(s);
+    return t;
+  }
+
+  // Extents of a global tensor named by `base`: its parameter's shape, or
+  // the shape of a view(param, Tensor(shape, dtype)) assigned once.
+  std::optional<std::vector<const Expr *>> extents(const Expr &base) {
+    if (base.kind != ExprKind::Name)
+      return std::nullopt;
+    const sema::Symbol *s = symbol_of(base);
+    if (!s || !s->type.is_tensor() || s->type.tensor->space != sema::MemorySpace::Global)
+      return std::nullopt;
+    auto shape_of = [](const Expr &tuple) {
+      std::vector<const Expr *> out;
+      if (tuple.kind == ExprKind::Tuple)
+        for (const auto &d : tuple.operands)
+          out.push_back(d.get());
+      else
+        out.push_back(&tuple);
+      return out;
+    };
+    if (s->kind == sema::SymbolKind::Parameter) {
+      const ast::Function &fn = *kernel_.function;
+      for (size_t i = 0; i < fn.params.size() && i < kernel_.params.size(); ++i)
+        if (kernel_.params[i] == s && fn.params[i].annotation &&
+            fn.params[i].annotation->kind == ExprKind::Call &&
+            fn.params[i].annotation->arg_count() >= 2)
+          return shape_of(fn.params[i].annotation->arg(0));
+      return std::nullopt;
+    }
+    auto def = definitions_.find(s);
+    if (def == definitions_.end() || assignments_[s] != 1)
+      return std::nullopt;
+    const Expr &v = *def->second;
+    if (v.kind == ExprKind::Call && v.callee().dotted_name() == "view" && v.arg_count() >= 2 &&
+        v.arg(1).kind == ExprKind::Call && v.arg(1).arg_count() >= 2 &&
+        v.arg(0).kind == ExprKind::Name) {
+      const sema::Symbol *src = symbol_of(v.arg(0));
+      if (src && src->kind == sema::SymbolKind::Parameter)
+        return shape_of(v.arg(1).arg(0));
+    }
+    return std::nullopt;
+  }
+
+  // The parameter whose memory a global tensor name is: itself, or the
+  // parameter of a view(param, Tensor(...)) assigned once; null when not global.
+  const sema::Symbol *root_of(const sema::Symbol *s, bool &known) {
+    known = true;
+    if (!s || !s->type.is_tensor() || s->type.tensor->space != sema::MemorySpace::Global)
+      return nullptr;
+    if (s->kind == sema::SymbolKind::Parameter)
+      return s;
+    auto def = definitions_.find(s);
+    if (def != definitions_.end() && assignments_[s] == 1) {
+      const Expr &v = *def->second;
+      if (v.kind == ExprKind::Call && v.callee().dotted_name() == "view" && v.arg_count() >= 1 &&
+          v.arg(0).kind == ExprKind::Name) {
+        const sema::Symbol *src = symbol_of(v.arg(0));
+        if (src && src->kind == sema::SymbolKind::Parameter)
+          return src;
+      }
+    }
+    known = false;
+    return nullptr;
+  }
+
+  // A subscript of a global tensor, for the grid race proof: the element
+  // (per dimension; dimensions not indexed are free) on its path.
+  void record_access(const Expr &e, const std::vector<z3::expr> &path, bool write) {
+    const Expr &base = *e.operands[0];
+    const sema::Symbol *tensor = base.kind == ExprKind::Name ? symbol_of(base) : nullptr;
+    bool known = true;
+    const sema::Symbol *root = tensor ? root_of(tensor, known) : nullptr;
+    if (!known && !unknown_alias_)
+      unknown_alias_ = &e;
+    if (!root)
+      return;
+    Access acc{&e, tensor, root, write, blocked_ == 0, {}, ctx_.bool_val(true)};
+    auto ext = extents(base);
+    if (!ext || e.operands.size() - 1 > ext->size())
+      acc.exact = false;
+    z3::expr inside = ctx_.bool_val(true);
+    for (size_t d = 0; acc.exact && d < ext->size(); ++d) {
+      auto extent = terms_.integer(*(*ext)[d]);
+      std::optional<z3::expr> idx;
+      if (d + 1 < e.operands.size())
+        idx = terms_.integer(*e.operands[d + 1]);
+      else
+        idx = ctx_.int_const(
+            ("element." + std::to_string(accesses_.size()) + "." + std::to_string(d) + suffix_)
+                .c_str());
+      if (!idx || !extent) {
+        acc.exact = false;
+        break;
+      }
+      acc.index.push_back(*idx);
+      inside = inside && *idx >= 0 && *idx < *extent;
+    }
+    for (const auto &p : path)
+      inside = inside && p;
+    acc.on_path = inside;
+    accesses_.push_back(std::move(acc));
+  }
+
+  void opaque_use(const Expr &name) {
+    const sema::Symbol *s = symbol_of(name);
+    bool known = true;
+    const sema::Symbol *root = root_of(s, known);
+    if (!known && !unknown_alias_)
+      unknown_alias_ = &name;
+    if (root)
+      opaque_.emplace(root, &name);
+  }
+
+  // `write`: e is (part of) an assignment's target.
+  void scan(const Expr &e, const std::vector<z3::expr> &path, bool write = false) {
+    if (e.kind == ExprKind::Subscript) {
+      if (e.operands[0]->kind == ExprKind::Name) {
+        record_access(e, path, write);
+        if (blocked_ == 0)
+          if (auto ext = extents(*e.operands[0]))
+            for (size_t d = 0; d + 1 < e.operands.size() && d < ext->size(); ++d) {
+              auto idx = terms_.integer(*e.operands[d + 1]);
+              auto extent = terms_.integer(*(*ext)[d]);
+              if (!idx || !extent)
+                continue;
+              z3::expr bad = *idx < 0 || *idx >= *extent;
+              for (const auto &p : path)
+                bad = bad && p;
+              queries_.push_back(Query{&e, d, bad, {}});
+            }
+        for (size_t i = 1; i < e.operands.size(); ++i)
+          if (e.operands[i])
+            scan(*e.operands[i], path);
+        return;
+      }
+      // A[i][j]: the inner subscript is not an element the proof models.
+      if (e.operands[0]->kind == ExprKind::Subscript && write)
+        for (const Expr *inner = e.operands[0].get(); inner;) {
+          if (inner->kind == ExprKind::Name) {
+            opaque_use(*inner);
+            break;
+          }
+          inner = inner->kind == ExprKind::Subscript || inner->kind == ExprKind::Attribute
+                      ? inner->operands[0].get()
+                      : nullptr;
+        }
+    }
+    if (e.kind == ExprKind::Name) {
+      if (!write) // an assigned name is a definition, not a use
+        opaque_use(e);
+      return;
+    }
+    if (e.kind == ExprKind::Call) {
+      // Tags and coverage are about no memory access; view() makes an alias
+      // whose own subscripts are recorded.
+      const std::string callee = e.callee().dotted_name();
+      const bool annotation = callee == "tag" || callee == "assert_covered" ||
+                              callee == "reset_tags" || callee == "view";
+      for (const auto &op : e.operands)
+        if (op && !(annotation && op->kind == ExprKind::Name))
+          scan(*op, path);
+      for (const auto &k : e.keywords)
+        if (k.value)
+          scan(*k.value, path);
+      return;
+    }
+    for (const auto &op : e.operands)
+      if (op)
+        scan(*op, path, write && e.kind == ExprKind::Tuple);
+  }
+
+  void walk(const std::vector<ast::StmtPtr> &body, std::vector<z3::expr> &path) {
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      if (s.value && s.kind != StmtKind::For && s.kind != StmtKind::If && s.kind != StmtKind::While)
+        scan(*s.value, path);
+      for (const auto &t : s.targets)
+        scan(*t, path, true);
+      if (s.target && s.kind != StmtKind::For)
+        scan(*s.target, path, true);
+      switch (s.kind) {
+      case StmtKind::If: {
+        auto c = terms_.boolean(*s.value);
+        scan(*s.value, path);
+        if (!c)
+          ++blocked_;
+        if (c)
+          path.push_back(*c);
+        walk(s.body, path);
+        if (c) {
+          path.back() = !*c;
+        }
+        walk(s.orelse, path);
+        if (c)
+          path.pop_back();
+        else
+          --blocked_;
+        break;
+      }
+      case StmtKind::For: {
+        const Expr &r = *s.value;
+        const sema::Symbol *var = s.target ? symbol_of(*s.target) : nullptr;
+        std::optional<z3::expr> start, stop, step;
+        if (r.kind == ExprKind::Call && r.arg_count() >= 1) {
+          const size_t n = r.arg_count();
+          start = n >= 2 ? terms_.integer(r.arg(0)) : std::optional<z3::expr>(ctx_.int_val(0));
+          stop = terms_.integer(r.arg(n >= 2 ? 1 : 0));
+          step = n >= 3 ? terms_.integer(r.arg(2)) : std::optional<z3::expr>(ctx_.int_val(1));
+          for (size_t i = 0; i < n; ++i)
+            scan(r.arg(i), path);
+        }
+        std::optional<int64_t> step_value = r.kind == ExprKind::Call && r.arg_count() >= 3
+                                                ? sema_.constant_of(r.arg(2))
+                                                : std::optional<int64_t>(1);
+        const bool ok = var && start && stop && step && step_value && *step_value > 0;
+        if (ok) {
+          // Named by walk order, not by line: a kernel that moved must give Z3
+          // the same names (they can steer its search) for the cache to be exact.
+          z3::expr v = ctx_.int_const(
+              (s.target->name + "@" + std::to_string(loops_named_++) + suffix_).c_str());
+          loops_.insert_or_assign(var, v);
+          loop_names_.insert_or_assign(var, s.target->name);
+          path.push_back(v >= *start && v < *stop &&
+                         floor_mod(v - *start, ctx_.int_val(static_cast<int64_t>(*step_value))) ==
+                             0);
+        } else {
+          ++blocked_;
+        }
+        walk(s.body, path);
+        if (ok)
+          path.pop_back();
+        else
+          --blocked_;
+        break;
+      }
+      case StmtKind::While:
+        ++blocked_;
+        if (s.value)
+          scan(*s.value, path);
+        walk(s.body, path);
+        --blocked_;
+        break;
+      default:
+        break;
+      }
+    }
+  }
+
+  const sema::SemaResult &sema_;
+  const sema::FunctionInfo &kernel_;
+  z3::context &ctx_;
+  std::string suffix_;
+  Z3Terms terms_;
+  z3::expr_vector facts_;
+  int64_t block_dim_[3] = {1, 1, 1};
+  int warp_ = 32;
+  std::vector<z3::expr> tid_, bid_, grid_;
+  std::map<const sema::Symbol *, z3::expr> sizes_, loops_, bound_;
+  std::map<const sema::Symbol *, std::string> loop_names_;
+  std::map<const sema::Symbol *, const Expr *> definitions_;
+  std::map<const sema::Symbol *, int> assignments_;
+  std::set<const sema::Symbol *> in_progress_;
+  std::vector<Query> queries_;
+  std::vector<Access> accesses_;
+  std::map<const sema::Symbol *, const Expr *> opaque_;
+  const Expr *unknown_alias_ = nullptr;
+  int blocked_ = 0;
+  int loops_named_ = 0;
+};
+
+} // namespace argus::check::detail
