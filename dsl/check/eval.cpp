@@ -217,11 +217,15 @@ Value Machine::compare(CompareOp op, const Value &a, const Value &b) {
   // No numeric values are tracked for floats: a float comparison counts as true.
   if (a.is_float || b.is_float)
     return uniform_int(1, ScalarKind::Bool);
-  if (a.uniform && b.uniform)
-    return uniform_int(compare_op(op, a.at(0), b.at(0)), ScalarKind::Bool);
+  if (a.uniform && b.uniform) {
+    Value out = uniform_int(compare_op(op, a.at(0), b.at(0)), ScalarKind::Bool);
+    carry_contents(out, a, &b);
+    return out;
+  }
   Value out = make_data(ScalarKind::Bool, 1, false);
   for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
     out.ints[lane] = compare_op(op, a.at(lane), b.at(lane));
+  carry_contents(out, a, &b);
   return out;
 }
 
@@ -232,8 +236,10 @@ Value Machine::subscript(const Expr &e, const Mask &m) {
   View v = *base.view;
   const size_t n = e.operands.size() - 1;
   std::vector<Value> idx;
-  for (size_t i = 1; i < e.operands.size(); ++i)
+  for (size_t i = 1; i < e.operands.size(); ++i) {
     idx.push_back(data(*e.operands[i], m));
+    check_known(idx.back(), m, e.range, "this index");
+  }
   const int64_t eb = dtype_bytes(v.dtype);
   const bool tiled = !v.tile.empty();
   for (size_t d = 0; d < n && d < v.shape.size(); ++d) {
@@ -374,11 +380,12 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     if (x.kind != ValueKind::Data)
       return x;
     if (e.unary_op == ast::UnaryOp::Not) {
-      if (x.uniform)
-        return uniform_int(x.is_float ? 0 : x.at(0) == 0, ScalarKind::Bool);
-      Value out = make_data(ScalarKind::Bool, 1, false);
-      for (size_t i = 0; i < out.ints.size(); ++i)
-        out.ints[i] = x.is_float ? 0 : x.at(i) == 0;
+      Value out = x.uniform ? uniform_int(x.is_float ? 0 : x.at(0) == 0, ScalarKind::Bool)
+                            : make_data(ScalarKind::Bool, 1, false);
+      if (!x.uniform)
+        for (size_t i = 0; i < out.ints.size(); ++i)
+          out.ints[i] = x.is_float ? 0 : x.at(i) == 0;
+      carry_contents(out, x, nullptr);
       return out;
     }
     for (int64_t &v : x.ints)
@@ -412,12 +419,14 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     Value out = make_data(ScalarKind::Bool, 1, false);
     for (size_t i = 0; i < m.size(); ++i)
       out.ints[i] = ta[i];
+    carry_contents(out, a, nullptr);
     if (any(rest)) {
       Value b = data(*e.operands[1], rest);
       Mask tb = truth(b, rest);
       for (size_t i = 0; i < m.size(); ++i)
         if (rest[i])
           out.ints[i] = tb[i];
+      carry_contents(out, b, nullptr);
     }
     return out;
   }

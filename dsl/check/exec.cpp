@@ -131,6 +131,10 @@ void Machine::exec(const Stmt &s, Mask &m) {
     break;
   case StmtKind::If: {
     Value c = data(*s.value, m);
+    check_known(c, m, s.value->range, "this condition");
+    const int16_t decided_by = unknown_contents(c, m);
+    if (decided_by >= 0)
+      content_branches_.push_back(decided_by);
     Mask yes = truth(c, m);
     Mask no = and_not(m, yes);
     Mask yes_after = yes, no_after = no;
@@ -138,6 +142,8 @@ void Machine::exec(const Stmt &s, Mask &m) {
       exec_body(s.body, yes_after);
     if (any(no))
       exec_body(s.orelse, no_after);
+    if (decided_by >= 0)
+      content_branches_.pop_back();
     // Threads that returned inside a branch leave the enclosing mask.
     for (size_t i = 0; i < m.size(); ++i)
       if ((yes[i] && !yes_after[i]) || (no[i] && !no_after[i]))
@@ -182,6 +188,12 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
   Value step = args.size() >= 3 ? data(*args[2], m) : uniform_int(1);
   if (start.kind != ValueKind::Data || stop.kind != ValueKind::Data || step.kind != ValueKind::Data)
     return;
+  for (const Value *bound : {&start, &stop, &step})
+    check_known(*bound, m, range.range, "this loop's bound");
+  const int16_t decided_by = std::max(
+      unknown_contents(start, m), std::max(unknown_contents(stop, m), unknown_contents(step, m)));
+  if (decided_by >= 0)
+    content_branches_.push_back(decided_by);
   const Symbol *var = symbol_of(*s.target);
   if (!var)
     return;
@@ -217,6 +229,8 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     }
   }
   loops_.pop_back();
+  if (decided_by >= 0)
+    content_branches_.pop_back();
 }
 
 void Machine::while_loop(const Stmt &s, Mask &m) {
@@ -227,6 +241,7 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
       break;
     }
     Value c = data(*s.value, active);
+    check_known(c, active, s.value->range, "this loop's condition");
     active = truth(c, active);
     if (!any(active))
       break;
