@@ -257,13 +257,6 @@ Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m)
 }
 
 void Machine::syncthreads(const Expr &call, const Mask &m) {
-  if (!content_branches_.empty()) {
-    const std::string &name = content_names_[static_cast<size_t>(content_branches_.back())];
-    report_unknown_contents(content_branches_.back(), call.range,
-                            "whether threads reach this barrier depends on the contents of " +
-                                name + ", which no assume states: it was checked only with " +
-                                name + " all zero");
-  }
   int64_t inside = -1, outside = -1;
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (m[static_cast<size_t>(lane)] && inside < 0)

@@ -134,7 +134,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
     check_known(c, m, s.value->range, "this condition");
     const int16_t decided_by = unknown_contents(c, m);
     if (decided_by >= 0)
-      content_branches_.push_back(decided_by);
+      report_barriers_under(s, decided_by);
     Mask yes = truth(c, m);
     Mask no = and_not(m, yes);
     Mask yes_after = yes, no_after = no;
@@ -142,8 +142,6 @@ void Machine::exec(const Stmt &s, Mask &m) {
       exec_body(s.body, yes_after);
     if (any(no))
       exec_body(s.orelse, no_after);
-    if (decided_by >= 0)
-      content_branches_.pop_back();
     // Threads that returned inside a branch leave the enclosing mask.
     for (size_t i = 0; i < m.size(); ++i)
       if ((yes[i] && !yes_after[i]) || (no[i] && !no_after[i]))
@@ -192,11 +190,11 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     check_known(*bound, m, range.range, "this loop's bound");
   const int16_t decided_by = std::max(
       unknown_contents(start, m), std::max(unknown_contents(stop, m), unknown_contents(step, m)));
-  if (decided_by >= 0)
-    content_branches_.push_back(decided_by);
   const Symbol *var = symbol_of(*s.target);
   if (!var)
     return;
+  if (decided_by >= 0)
+    report_barriers_under(s, decided_by);
   Value current = start;
   current.tags.clear();
   loops_.push_back(LoopFrame{s.target->name, var});
@@ -229,8 +227,6 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     }
   }
   loops_.pop_back();
-  if (decided_by >= 0)
-    content_branches_.pop_back();
 }
 
 void Machine::while_loop(const Stmt &s, Mask &m) {
@@ -242,6 +238,8 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
     }
     Value c = data(*s.value, active);
     check_known(c, active, s.value->range, "this loop's condition");
+    if (const int16_t decided_by = unknown_contents(c, active); decided_by >= 0)
+      report_barriers_under(s, decided_by);
     active = truth(c, active);
     if (!any(active))
       break;

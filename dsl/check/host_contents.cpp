@@ -101,4 +101,39 @@ void Machine::check_known(const Value &v, const Mask &m, const Range &at, const 
                               "[i] < n for i in range(...)))");
 }
 
+namespace {
+
+void barriers_in(const ast::Expr &e, std::vector<const ast::Expr *> &out) {
+  if (e.kind == ast::ExprKind::Call && e.callee().dotted_name() == "syncthreads")
+    out.push_back(&e);
+  for (const auto &op : e.operands)
+    if (op)
+      barriers_in(*op, out);
+}
+
+void barriers_in(const std::vector<ast::StmtPtr> &body, std::vector<const ast::Expr *> &out) {
+  for (const auto &s : body) {
+    if (s->value)
+      barriers_in(*s->value, out);
+    barriers_in(s->body, out);
+    barriers_in(s->orelse, out);
+  }
+}
+
+} // namespace
+
+// A branch or loop decided by unknown contents: every barrier inside it,
+// whether or not this run reaches it (with zeros it may never run).
+void Machine::report_barriers_under(const ast::Stmt &s, int16_t id) {
+  std::vector<const ast::Expr *> calls;
+  barriers_in(s.body, calls);
+  barriers_in(s.orelse, calls);
+  const std::string &name = content_names_[static_cast<size_t>(id)];
+  for (const ast::Expr *call : calls)
+    report_unknown_contents(id, call->range,
+                            "whether threads reach this barrier depends on the contents of " +
+                                name + ", which no assume states: it was checked only with " +
+                                name + " all zero");
+}
+
 } // namespace argus::check::detail

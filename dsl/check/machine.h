@@ -279,12 +279,12 @@ public:
   std::vector<std::string> content_names_;
   std::set<std::string> stated_tensors_;
   bool has_unknown_contents_ = false;
-  std::vector<int16_t> content_branches_; // enclosing branches decided by unknown contents
   void load_contents(Buffer &b, const std::string &name);
   int16_t unknown_contents(const Value &v, const Mask &m) const;
   void carry_contents(Value &out, const Value &a, const Value *b) const;
   void check_known(const Value &v, const Mask &m, const Range &at, const std::string &what);
   void report_unknown_contents(int16_t id, const Range &at, const std::string &message);
+  void report_barriers_under(const ast::Stmt &s, int16_t id);
 
   // machine.cpp
   int field_id(const std::string &name);
