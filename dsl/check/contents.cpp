@@ -52,11 +52,9 @@ void tensors_in(const sema::SemaResult &sema, const Expr &e, std::set<std::strin
       tensors_in(sema, *op, out);
 }
 
-std::optional<int64_t> numeral(const z3::expr &e) {
-  int64_t x = 0;
-  if (e.simplify().is_numeral_i64(x))
-    return x;
-  return std::nullopt;
+// The value of a term that simplifies to a number (false when it does not).
+bool numeral(const std::optional<z3::expr> &e, int64_t &out) {
+  return e && e->simplify().is_numeral_i64(out);
 }
 
 // One tensor's elements as Z3 variables, made when a fact first names it.
@@ -88,18 +86,17 @@ public:
     if (range.arg_count() >= 2)
       start = terms_.integer(range.arg(0));
     stop = terms_.integer(range.arg(range.arg_count() >= 2 ? 1 : 0));
-    auto a = start ? numeral(*start) : std::nullopt;
-    auto b = stop ? numeral(*stop) : std::nullopt;
-    if (!a || !b)
+    int64_t first = 0, last = 0;
+    if (!numeral(start, first) || !numeral(stop, last))
       return std::nullopt;
-    if (*b - *a > kMaxElements) {
-      why_ = "its range has " + std::to_string(*b - *a) + " values at these sizes (the limit is " +
-             std::to_string(kMaxElements) + ")";
+    if (last - first > kMaxElements) {
+      why_ = "its range has " + std::to_string(last - first) +
+             " values at these sizes (the limit is " + std::to_string(kMaxElements) + ")";
       return std::nullopt;
     }
     const std::string &var = e.lambda_params[0].name;
     z3::expr all = ctx_.bool_val(true);
-    for (int64_t i = *a; i < *b; ++i) {
+    for (int64_t i = first; i < last; ++i) {
       bound_.insert_or_assign(var, ctx_.int_val(i));
       auto t = terms_.boolean(*e.operands[0]);
       if (!t) {
@@ -151,11 +148,10 @@ private:
       Elements el;
       int64_t count = 1;
       for (const Expr *d : dims) {
-        auto t = terms_.integer(*d);
-        auto x = t ? numeral(*t) : std::nullopt;
-        if (!x)
+        int64_t x = 0;
+        if (!numeral(terms_.integer(*d), x))
           return nullptr;
-        el.shape.push_back(std::max<int64_t>(0, *x));
+        el.shape.push_back(std::max<int64_t>(0, x));
         count *= el.shape.back();
         if (count > kMaxElements) {
           why_ = s->name + " has more than " + std::to_string(kMaxElements) +
@@ -178,17 +174,16 @@ private:
       return std::nullopt;
     int64_t flat = 0;
     for (size_t d = 0; d < el->shape.size(); ++d) {
-      auto t = terms_.integer(*e.operands[d + 1]);
-      auto x = t ? numeral(*t) : std::nullopt;
-      if (!x)
+      int64_t x = 0;
+      if (!numeral(terms_.integer(*e.operands[d + 1]), x))
         return std::nullopt;
-      if (*x < 0 || *x >= el->shape[d]) {
-        why_ = "it names " + e.operands[0]->name + " at index " + std::to_string(*x) +
+      if (x < 0 || x >= el->shape[d]) {
+        why_ = "it names " + e.operands[0]->name + " at index " + std::to_string(x) +
                ", outside its dimension " + std::to_string(d) + " (size " +
                std::to_string(el->shape[d]) + ")";
         return std::nullopt;
       }
-      flat = flat * el->shape[d] + *x;
+      flat = flat * el->shape[d] + x;
     }
     auto &slot = el->vars[static_cast<size_t>(flat)];
     if (!slot)
