@@ -38,8 +38,10 @@ constexpr Construct kNotIn{"'not in' comparison", "'not in' comparisons are", nu
 constexpr Construct kLtGt{"'<>' comparison", "the Python 2 operator '<>' is", "use !="};
 constexpr Construct kLambdaParameter{"lambda parameter",
                                      "lambda parameters other than plain names are", nullptr};
-constexpr Construct kGeneratorArgument{
-    "generator argument", "generator expressions other than (fact for i in range(n)) are", nullptr};
+constexpr Construct kGeneratorArgument{"generator argument", "generator expressions are",
+                                       "only assume(fact for i in range(n)) takes one"};
+constexpr Construct kGeneratorFact{
+    "generator fact", "generator expressions other than (fact for i in range(n)) are", nullptr};
 constexpr Construct kListTarget{"list target", "list unpacking targets ([a, b] = ...) are",
                                 "use a tuple: a, b = ..."};
 constexpr Construct kStarredTarget{"starred target", "starred assignment targets (*x) are",
@@ -443,8 +445,15 @@ ast::ExprPtr Lowerer::lower_call(TSNode node) {
   const TSNode arguments = field(node, f.arguments);
   if (ts_node_is_null(arguments))
     return error_expr(range);
+  // Facts over tensor contents: assume(fact for i in range(n)).
+  const bool takes_generator =
+      expr->operands[0]->kind == ast::ExprKind::Name && expr->operands[0]->name == "assume";
   if (sym(arguments) == Sym::GeneratorExpression) {
-    // f(x for i in r): the generator is the only argument (sema allows it in assume).
+    if (!takes_generator) {
+      reject_expr(arguments, kGeneratorArgument);
+      return error_expr(range);
+    }
+    // assume(x for i in r): the generator is the only argument.
     ast::ExprPtr generator = lower_generator(arguments);
     if (generator->kind == ast::ExprKind::Error)
       return error_expr(range);
@@ -490,6 +499,11 @@ ast::ExprPtr Lowerer::lower_call(TSNode node) {
       failed = true;
       break;
     case Sym::GeneratorExpression: {
+      if (!takes_generator) {
+        reject_expr(c.node, kGeneratorArgument);
+        failed = true;
+        break;
+      }
       ast::ExprPtr generator = lower_generator(c.node);
       failed = failed || generator->kind == ast::ExprKind::Error;
       expr->operands.push_back(std::move(generator));
@@ -698,12 +712,12 @@ ast::ExprPtr Lowerer::lower_generator(TSNode node) {
     if (c.field != f.body)
       clauses.push_back(c.node);
   if (clauses.size() != 1 || sym(clauses[0]) != Sym::ForInClause)
-    return reject_expr(node, kGeneratorArgument);
+    return reject_expr(node, kGeneratorFact);
   const TSNode clause = clauses[0];
   const TSNode target = field(clause, f.left);
   const TSNode iterable = field(clause, f.right);
   if (ts_node_is_null(target) || sym(target) != Sym::Identifier || ts_node_is_null(iterable))
-    return reject_expr(node, kGeneratorArgument);
+    return reject_expr(node, kGeneratorFact);
   auto expr = make_expr(ast::ExprKind::Lambda, range);
   expr->lambda_params.push_back(ast::LambdaParam{identifier(target), range_of(target)});
   expr->operands.push_back(lower_expr(field(node, f.body)));

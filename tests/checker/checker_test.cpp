@@ -423,7 +423,7 @@ TEST(ContentsTest, AGeneratorIsOnlyAFactOfAssume) {
                                                 "    x = all(idx[i] >= 0 for i in range(T))\n");
   bool found = false;
   for (const Diagnostic &d : file.diagnostics)
-    found = found || d.message.find("only allowed as a fact of assume") != std::string::npos;
+    found = found || d.message.find("only assume(fact for i in range(n))") != std::string::npos;
   EXPECT_TRUE(found);
 }
 
