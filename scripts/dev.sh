@@ -4,12 +4,12 @@
 #   bash scripts/dev.sh demo   install what is missing, build Release into build/,
 #                              check examples/gemm_tiled.argus and print its diagnostics
 #   bash scripts/dev.sh test   install, build everything into build/ and run ctest, then
-#                              build with AddressSanitizer + UBSan into build-asan/ and run
-#                              ctest there too, then builds the libFuzzer targets with
-#                              clang-19 into build-fuzz/ and runs each for
-#                              ARGUS_FUZZ_SECONDS (default 60) from its seed corpus
+#                              build once more with clang-19, AddressSanitizer + UBSan and
+#                              libFuzzer's instrumentation (-O1) into build-san/, run ctest
+#                              there, and run the two libFuzzer targets of that same tree
+#                              for ARGUS_FUZZ_SECONDS (default 60) each from their seed corpora
 #                              (this is what CI runs: .ci/run)
-#   bash scripts/dev.sh fuzz   only the fuzz part of `test`
+#   bash scripts/dev.sh fuzz   only the fuzz part of `test` (a fuzz-only tree, build-fuzz/)
 #
 # Packages come from apt (with sudo when not root; `apt-get update` only when
 # something is missing), the tree-sitter grammar sources from npm
@@ -94,11 +94,11 @@ demo() {
   return "$status"
 }
 
-# run_fuzzer NAME: argus_NAME_fuzzer from its seeds and the inputs that once failed
-# (fuzz/regressions/NAME, run first) for FUZZ_SECONDS; new inputs go to
-# build-fuzz/fuzz/corpus/NAME, a crash or timeout to build-fuzz/fuzz/artifacts/ (and fails).
+# run_fuzzer DIR NAME: argus_NAME_fuzzer of the build folder DIR from its seeds and the
+# inputs that once failed (fuzz/regressions/NAME, run first) for FUZZ_SECONDS; new inputs go
+# to DIR/fuzz/corpus/NAME, a crash or timeout to DIR/fuzz/artifacts/ (and fails).
 run_fuzzer() {
-  local name="$1" dir=build-fuzz/fuzz seconds="${ARGUS_FUZZ_SECONDS:-60}"
+  local dir="$1/fuzz" name="$2" seconds="${ARGUS_FUZZ_SECONDS:-60}"
   local log="$dir/$name-fuzz.log"
   mkdir -p "$dir/corpus/$name" "$dir/artifacts"
   step "fuzz $name for ${seconds}s (log: $log)"
@@ -126,12 +126,19 @@ run_fuzzer() {
   grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|cov: ' "$log" | tail -n 4
 }
 
+# The sanitizer build: clang-19 with AddressSanitizer, UBSan and libFuzzer's coverage
+# instrumentation at -O1 (-g1: line tables for the reports). Asserts stay on (a Debug build).
+# -O1 rather than -O0: the checker's tests run the interpreter over every kernel, and at -O0
+# under ASan that was most of CI's time.
+SANITIZER_FLAGS=(-DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19
+                 "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1")
+
 fuzz_all() {
-  configure build-fuzz RelWithDebInfo -DARGUS_FUZZ=ON -DCMAKE_C_COMPILER=clang-19 \
-    -DCMAKE_CXX_COMPILER=clang++-19
+  configure build-fuzz Debug -DARGUS_FUZZ=ON -DARGUS_BUILD_TESTS=OFF -DARGUS_BUILD_BENCH=OFF \
+    "${SANITIZER_FLAGS[@]}"
   build build-fuzz argus_fuzzers
-  run_fuzzer lsp
-  run_fuzzer check
+  run_fuzzer build-fuzz lsp
+  run_fuzzer build-fuzz check
 }
 
 test_all() {
@@ -141,12 +148,18 @@ test_all() {
   run_tests build
   local release=$((SECONDS - start))
   start=$SECONDS
-  configure build-asan Debug -DARGUS_SANITIZE=ON -DARGUS_BUILD_BENCH=OFF
-  build build-asan
-  run_tests build-asan
+  # One sanitizer tree for the unit tests and the fuzzers: the libraries are built with
+  # sanitizers once (they used to be built twice, with g++ for the tests and clang for the
+  # fuzzers). libFuzzer's instrumentation is inert in the test binaries.
+  configure build-san Debug -DARGUS_SANITIZE=ON -DARGUS_FUZZ=ON -DARGUS_BUILD_BENCH=OFF \
+    "${SANITIZER_FLAGS[@]}"
+  build build-san
+  run_tests build-san
   local sanitizers=$((SECONDS - start))
   start=$SECONDS
-  fuzz_all
+  build build-san argus_fuzzers
+  run_fuzzer build-san lsp
+  run_fuzzer build-san check
   step "all tests passed (release ${release}s, sanitizers ${sanitizers}s, fuzz $((SECONDS - start))s)"
 }
 
