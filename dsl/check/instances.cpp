@@ -72,6 +72,21 @@ Z3Terms::Lookup size_lookup(z3::context &ctx, const sema::SemaResult &sema,
   };
 }
 
+// Whether an assumption stays linear (a product or divisor has a constant
+// side): Z3's optimize may not keep its time limit on nonlinear facts.
+bool linear(const sema::SemaResult &sema, const Expr &e) {
+  if (e.kind == ast::ExprKind::Binary &&
+      (e.binary_op == ast::BinaryOp::Mul || e.binary_op == ast::BinaryOp::FloorDiv ||
+       e.binary_op == ast::BinaryOp::Mod) &&
+      !sema.constant_of(*e.operands[1]) &&
+      (e.binary_op != ast::BinaryOp::Mul || !sema.constant_of(*e.operands[0])))
+    return false;
+  for (const auto &op : e.operands)
+    if (op && !linear(sema, *op))
+      return false;
+  return true;
+}
+
 } // namespace
 
 InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
@@ -165,9 +180,22 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   // Integers that are not sizes: the boundary values of their assumed range
   // (0, the smallest, the largest); where assume bounds a side not at all, a
   // few values instead (1, -1, 1024), reported as sampled.
+  const bool all_linear =
+      std::all_of(kernel.assumptions.begin(), kernel.assumptions.end(), [&](const Expr *a) {
+        return !a || is_content_fact(sema, *a) || linear(sema, *a);
+      });
   for (const auto &[s, v] : vars) {
     if (sizes.count(s))
       continue;
+    if (!all_linear) {
+      // Nonlinear facts: only the values of the instances above, said so.
+      std::vector<int64_t> tried;
+      for (const auto &inst : choice.instances)
+        if (std::find(tried.begin(), tried.end(), inst.at(s->name)) == tried.end())
+          tried.push_back(inst.at(s->name));
+      choice.sampled.emplace_back(s, tried);
+      continue;
+    }
     auto lo = optimize(z3::expr_vector(ctx), v);
     auto hi = optimize(z3::expr_vector(ctx), -v);
     if (!lo || !hi)
