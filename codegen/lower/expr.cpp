@@ -415,6 +415,11 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
     if (auto v = sema_.constant_of(e))
       return literal_int(*v, kind);
   }
+  // A compile-time float (a float module constant, `LOG2E * rsqrt(D)`):
+  // folded by sema in double, rounded once to the type of its use.
+  if (t && t->kind == TypeKind::FloatLiteral)
+    if (auto v = sema_.float_constant_of(e))
+      return literal_float(*v, kind);
   switch (e.kind) {
   case ExprKind::Int:
     return literal_int(e.int_value, kind);
@@ -432,6 +437,8 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
     }
     if (s->value)
       return literal_int(*s->value, kind);
+    if (s->float_value)
+      return literal_float(*s->float_value, kind);
     if (s->kind == SymbolKind::Parameter) {
       if (s->type.is_tensor()) {
         error(e.range, "a tensor is not a scalar value here");

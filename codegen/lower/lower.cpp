@@ -187,6 +187,11 @@ std::string vector_type(int64_t bytes, GpuTarget target) {
 }
 
 std::string float_text(double v, ScalarKind kind) {
+  // Rounded to the literal's type first (IEEE, to nearest even): 9 digits
+  // then name that float exactly, where printing the double itself could
+  // round twice.
+  if (kind != ScalarKind::F64 && std::isfinite(v))
+    v = static_cast<double>(static_cast<float>(v));
   if (std::isinf(v))
     return v > 0 ? "INFINITY" : "(-INFINITY)";
   if (std::isnan(v))

@@ -1,6 +1,8 @@
 // Printing and evaluating the expressions of grids, shapes, assumes and @bench counts.
 #include "simple_expr.h"
 
+#include "argus/dsl/int_eval.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -17,6 +19,16 @@ std::string int_literal(int64_t v, SimpleStyle style) {
   if (v == INT64_MIN)
     return "INT64_MIN";
   return "INT64_C(" + std::to_string(v) + ")";
+}
+
+// Round-trips the double: 17 significant digits.
+std::string float_literal(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  std::string text = buffer;
+  if (text.find_first_of(".en") == std::string::npos)
+    text += ".0";
+  return text;
 }
 
 struct Printer {
@@ -38,17 +50,14 @@ struct Printer {
       if (style == SimpleStyle::Python)
         return std::string(e.int_value ? "True" : "False");
       return std::string(e.int_value ? "1" : "0");
-    case ExprKind::Float: {
-      char buffer[64];
-      std::snprintf(buffer, sizeof buffer, "%.17g", e.float_value);
-      std::string text = buffer;
-      if (text.find_first_of(".en") == std::string::npos)
-        text += ".0";
-      return text;
-    }
+    case ExprKind::Float:
+      return float_literal(e.float_value);
     case ExprKind::Name: {
       if (auto it = context.constants.find(e.name); it != context.constants.end())
         return int_literal(it->second, style);
+      if (context.sema)
+        if (const auto f = context.sema->float_constant_of(e)) // a float module constant
+          return float_literal(*f);
       if (style == SimpleStyle::HostCpp) {
         if (auto it = context.renames.find(e.name); it != context.renames.end())
           return it->second;
@@ -165,11 +174,6 @@ struct Printer {
   }
 };
 
-int64_t floordiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 } // namespace
 
 std::optional<std::string> print_simple(const Expr &e, const SimpleContext &context,
@@ -199,60 +203,14 @@ std::optional<int64_t> evaluate_simple(const Expr &e, const SimpleContext &conte
     auto v = eval(*e.operands[0]);
     if (!v)
       return v;
-    switch (e.unary_op) {
-    case ast::UnaryOp::Neg:
-      return -*v;
-    case ast::UnaryOp::Pos:
-      return *v;
-    case ast::UnaryOp::Not:
-      return *v == 0;
-    case ast::UnaryOp::Invert:
-      return ~*v;
-    }
-    return std::nullopt;
+    return int_eval::unary(e.unary_op, *v).get();
   }
   case ExprKind::Binary: {
     auto a = eval(*e.operands[0]);
     auto b = eval(*e.operands[1]);
     if (!a || !b)
       return std::nullopt;
-    switch (e.binary_op) {
-    case BinaryOp::Add:
-      return *a + *b;
-    case BinaryOp::Sub:
-      return *a - *b;
-    case BinaryOp::Mul:
-      return *a * *b;
-    case BinaryOp::FloorDiv:
-      if (*b == 0)
-        return std::nullopt;
-      return floordiv(*a, *b);
-    case BinaryOp::Mod:
-      if (*b == 0)
-        return std::nullopt;
-      return *a - *b * floordiv(*a, *b);
-    case BinaryOp::Pow: {
-      if (*b < 0 || *b > 62)
-        return std::nullopt;
-      int64_t r = 1;
-      for (int64_t i = 0; i < *b; ++i)
-        r *= *a;
-      return r;
-    }
-    case BinaryOp::Shl:
-      return (*b < 0 || *b > 62) ? std::nullopt : std::optional<int64_t>(*a << *b);
-    case BinaryOp::Shr:
-      return (*b < 0 || *b > 62) ? std::nullopt : std::optional<int64_t>(*a >> *b);
-    case BinaryOp::BitAnd:
-      return *a & *b;
-    case BinaryOp::BitOr:
-      return *a | *b;
-    case BinaryOp::BitXor:
-      return *a ^ *b;
-    case BinaryOp::Div:
-      return std::nullopt;
-    }
-    return std::nullopt;
+    return int_eval::binary(e.binary_op, *a, *b).get();
   }
   case ExprKind::Call: {
     const std::string name = e.callee().kind == ExprKind::Name ? e.callee().name : "";
@@ -264,11 +222,11 @@ std::optional<int64_t> evaluate_simple(const Expr &e, const SimpleContext &conte
       args.push_back(*v);
     }
     if (name == "abs" && args.size() == 1)
-      return args[0] < 0 ? -args[0] : args[0];
+      return int_eval::absolute(args[0]).get();
     if (args.size() < 2)
       return std::nullopt;
     if (name == "cdiv")
-      return args[1] == 0 ? std::nullopt : std::optional<int64_t>(-floordiv(-args[0], args[1]));
+      return int_eval::cdiv(args[0], args[1]).get();
     int64_t acc = args[0];
     for (size_t i = 1; i < args.size(); ++i) {
       if (name == "min")

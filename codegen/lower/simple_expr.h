@@ -27,8 +27,9 @@ struct SimpleContext {
 std::optional<std::string> print_simple(const ast::Expr &e, const SimpleContext &context,
                                         SimpleStyle style, std::string *why = nullptr);
 
-// Evaluates an integer expression of the same subset with the given values;
-// nullopt when a name is unbound or the value is undefined (division by zero).
+// Evaluates an integer expression of the same subset with the given values
+// by the shared integer evaluator (argus/dsl/int_eval.h); nullopt when a name
+// is unbound or the value is not an int64 (overflow, division by zero).
 std::optional<int64_t> evaluate_simple(const ast::Expr &e, const SimpleContext &context,
                                        const std::map<std::string, int64_t> &values);
 

@@ -239,7 +239,7 @@ Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m)
     const int64_t s = sel.at(static_cast<size_t>(lane));
     int64_t src = l;
     if (name == "shuffle")
-      src = floor_mod(s, warp_size_);
+      src = int_eval::floor_mod(s, warp_size_).value;
     else if (name == "shuffle_xor")
       src = (l ^ s) % warp_size_;
     else if (name == "shuffle_up")
@@ -321,17 +321,29 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     Value out = binary(ast::BinaryOp::Add, a, b, m, call.range); // tags and shape
     if (!out.is_float)
       for (size_t lane = 0; lane < (out.uniform ? 1 : static_cast<size_t>(lanes_)); ++lane) {
+        if (!out.uniform && !m[lane])
+          continue;
         const int64_t x = a.at(lane), y = b.at(lane);
-        out.ints[out.index(lane, 0)] = name == "cdiv"  ? (y == 0 ? 0 : floor_div(x + y - 1, y))
-                                       : name == "min" ? std::min(x, y)
-                                                       : std::max(x, y);
+        if (name == "cdiv") {
+          const int_eval::IntResult q = int_eval::cdiv(x, y);
+          if (!q.ok())
+            report_int_error(q.error, out.uniform ? first_active(m) : static_cast<int64_t>(lane),
+                             call.range);
+          out.ints[out.index(lane, 0)] = q.value;
+        } else {
+          out.ints[out.index(lane, 0)] = name == "min" ? std::min(x, y) : std::max(x, y);
+        }
       }
     return out;
   }
   if (name == "abs") {
     Value a = call.arg_count() ? data(call.arg(0), m) : Value{};
-    for (int64_t &x : a.ints)
-      x = x < 0 ? -x : x;
+    for (int64_t &x : a.ints) {
+      const int_eval::IntResult r = int_eval::absolute(x);
+      if (!r.ok())
+        report_int_error(r.error, first_active(m), call.range);
+      x = r.value;
+    }
     return a;
   }
   if (name == "convert" || name == "bitcast") {

@@ -529,7 +529,10 @@ bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::
   options.unroll_bound = 1 << 16; // one block: long loops of a large model run in full
   std::optional<std::array<int64_t, 3>> block;
   const bool whole_grid = !data.contains("thread") || data["thread"].is_null();
-  if (!whole_grid) {
+  // A race between two blocks needs the other block's accesses too: the grid runs as the check
+  // ran it (same block order), and the violation must still be the same thread's.
+  const bool other_block = !whole_grid && data.contains("other_block");
+  if (!whole_grid && !other_block) {
     const auto &b = data["thread"]["block"];
     block = std::array<int64_t, 3>{b[0].get<int64_t>(), b[1].get<int64_t>(), b[2].get<int64_t>()};
   }

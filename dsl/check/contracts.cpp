@@ -34,6 +34,10 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
   if (b.space == MemorySpace::Global && b.tagged_once)
     return; // a global tensor is tagged once per launch
   b.tagged_once = true;
+  // Tagged through a narrower view: every byte gets its element's record.
+  if (dtype_bytes(v.dtype) < b.cell_bytes && !refine(v.buffer, dtype_bytes(v.dtype)))
+    return;
+  const int64_t span = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
   const Expr &fn = call.arg(1);
   const int64_t n = v.elements();
   std::vector<Tag> declared(static_cast<size_t>(n));
@@ -93,14 +97,16 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
     b.declared.assign(static_cast<size_t>(b.cells), Tag{});
   const int64_t copies = b.space == MemorySpace::Local ? lanes_ : 1;
   for (int64_t e = 0; e < n; ++e) {
-    const int64_t idx = cells[static_cast<size_t>(e)];
-    if (idx < 0 || idx >= b.cells)
+    const int64_t first = cells[static_cast<size_t>(e)];
+    if (first < 0 || first + span > b.cells)
       continue;
-    b.declared[static_cast<size_t>(idx)] = declared[static_cast<size_t>(e)];
-    for (int64_t lane = 0; lane < copies; ++lane) {
-      Cell &c = cell(b, lane, idx);
-      c.tag = declared[static_cast<size_t>(e)];
-      c.tag.origin = -1;
+    for (int64_t idx = first; idx < first + span; ++idx) {
+      b.declared[static_cast<size_t>(idx)] = declared[static_cast<size_t>(e)];
+      for (int64_t lane = 0; lane < copies; ++lane) {
+        Cell &c = cell(b, lane, idx);
+        c.tag = declared[static_cast<size_t>(e)];
+        c.tag.origin = -1;
+      }
     }
   }
 }
@@ -312,45 +318,53 @@ void Machine::check_coverage(bool all_blocks) {
     int64_t n = 1;
     for (int64_t d : b.shape)
       n *= d;
-    for (int64_t e = 0; e < n; ++e) {
+    // A buffer refined to bytes (written through a narrower view) counts
+    // every byte of an element: each must be written exactly once.
+    auto report_cell = [&](int64_t bad, const std::vector<int64_t> &coord) {
+      const int32_t writes = b.log[static_cast<size_t>(bad)].writes;
+      const std::string kind = writes == 0 ? "not-covered" : "covered-twice";
+      if (!should_report(kind, at))
+        return false;
+      std::string text;
+      for (int64_t x : coord)
+        text += (text.empty() ? "" : ", ") + std::to_string(x);
+      const std::string what = b.split > 1
+                                   ? "byte " + std::to_string((bad % b.split) * b.cell_bytes) +
+                                         " of " + b.name + "[" + text + "]"
+                                   : b.name + "[" + text + "]";
+      const std::string message = writes == 0
+                                      ? what + " is never written"
+                                      : what + " is written " + std::to_string(writes) + " times";
+      Where w;
+      w.range = at;
+      w.tensor = b.name;
+      w.coord = coord;
+      w.origin = b.data[static_cast<size_t>(bad)].write_site;
+      Violation &v = report(kind, "assert_covered", w, message);
+      v.data["thread"] = nullptr;
+      v.data["iteration"] = nlohmann::json::object();
+      v.data["writes"] = writes;
+      if (b.split > 1)
+        v.data["byte"] = (bad % b.split) * b.cell_bytes;
+      // The message's thread context is meaningless here: say the sizes instead.
+      std::string sizes;
+      for (const auto &[k, x] : sizes_)
+        sizes += (sizes.empty() ? "" : ", ") + k + " = " + std::to_string(x);
+      v.message = message + " (" + sizes + ")";
+      return true;
+    };
+    bool reported = false;
+    std::vector<int64_t> coord(b.shape.size());
+    for (int64_t e = 0; e < n && !reported; ++e) {
       int64_t rest = e, idx = 0;
-      std::vector<int64_t> coord(b.shape.size());
       for (size_t d = b.shape.size(); d-- > 0;) {
         coord[d] = rest % b.shape[d];
         rest /= b.shape[d];
         idx += coord[d] * b.strides[d];
       }
-      const Cell &c = b.data[static_cast<size_t>(idx)];
-      const CellLog &l = b.log[static_cast<size_t>(idx)];
-      if (l.writes == 1)
-        continue;
-      const std::string kind = l.writes == 0 ? "not-covered" : "covered-twice";
-      if (!should_report(kind, at))
-        continue;
-      std::string text;
-      for (int64_t x : coord)
-        text += (text.empty() ? "" : ", ") + std::to_string(x);
-      Where w;
-      w.range = at;
-      w.tensor = b.name;
-      w.coord = coord;
-      w.origin = c.write_site;
-      Violation &v = report(kind, "assert_covered", w,
-                            l.writes == 0 ? b.name + "[" + text + "] is never written"
-                                          : b.name + "[" + text + "] is written " +
-                                                std::to_string(l.writes) + " times");
-      v.data["thread"] = nullptr;
-      v.data["iteration"] = nlohmann::json::object();
-      v.data["writes"] = l.writes;
-      // The message's thread context is meaningless here: say the sizes instead.
-      std::string sizes;
-      for (const auto &[k, x] : sizes_)
-        sizes += (sizes.empty() ? "" : ", ") + k + " = " + std::to_string(x);
-      v.message = (l.writes == 0 ? b.name + "[" + text + "] is never written"
-                                 : b.name + "[" + text + "] is written " +
-                                       std::to_string(l.writes) + " times") +
-                  " (" + sizes + ")";
-      break;
+      for (int64_t j = 0; j < b.split && !reported; ++j)
+        if (b.log[static_cast<size_t>(idx * b.split + j)].writes != 1)
+          reported = report_cell(idx * b.split + j, coord);
     }
   }
 }

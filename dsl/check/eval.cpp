@@ -1,5 +1,7 @@
-// Expressions on the SIMT machine: integer values per thread (Python floor
-// semantics), tags joined through arithmetic, views and bounds-checked indexing.
+// Expressions on the SIMT machine: integer values per thread (the shared
+// evaluator, argus/dsl/int_eval.h: Python semantics, int64 or W0901), tags
+// joined through arithmetic, views and bounds-checked indexing.
+#include "argus/dsl/int_eval.h"
 #include "machine.h"
 
 #include <cmath>
@@ -10,61 +12,6 @@ using ast::BinaryOp;
 using ast::CompareOp;
 using ast::Expr;
 using ast::ExprKind;
-
-namespace {
-
-int64_t int_op(BinaryOp op, int64_t a, int64_t b) {
-  switch (op) {
-  case BinaryOp::Add:
-    return a + b;
-  case BinaryOp::Sub:
-    return a - b;
-  case BinaryOp::Mul:
-    return a * b;
-  case BinaryOp::Div:
-  case BinaryOp::FloorDiv:
-    return floor_div(a, b);
-  case BinaryOp::Mod:
-    return floor_mod(a, b);
-  case BinaryOp::Pow: {
-    int64_t r = 1;
-    for (int64_t i = 0; i < b && i < 63; ++i)
-      r *= a;
-    return r;
-  }
-  case BinaryOp::Shl:
-    return b >= 0 && b < 63 ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : 0;
-  case BinaryOp::Shr:
-    return b >= 0 && b < 63 ? a >> b : 0;
-  case BinaryOp::BitAnd:
-    return a & b;
-  case BinaryOp::BitOr:
-    return a | b;
-  case BinaryOp::BitXor:
-    return a ^ b;
-  }
-  return 0;
-}
-
-bool compare_op(CompareOp op, int64_t a, int64_t b) {
-  switch (op) {
-  case CompareOp::Lt:
-    return a < b;
-  case CompareOp::Le:
-    return a <= b;
-  case CompareOp::Gt:
-    return a > b;
-  case CompareOp::Ge:
-    return a >= b;
-  case CompareOp::Eq:
-    return a == b;
-  case CompareOp::Ne:
-    return a != b;
-  }
-  return false;
-}
-
-} // namespace
 
 std::string Machine::tensor_name(const Expr &e) const {
   const Expr *x = &e;
@@ -148,8 +95,19 @@ std::vector<int64_t> Machine::const_tuple(const Expr &e, const Mask &m) {
   return out;
 }
 
+void Machine::report_int_error(int_eval::IntError error, int64_t lane, const Range &at) {
+  if (!should_report("unproven", at))
+    return;
+  Where w;
+  w.lane = lane;
+  w.range = at;
+  report("unproven", "integer", w,
+         std::string("could not evaluate this integer expression: ") + int_eval::describe(error) +
+             " (values outside int64 are not modeled); what follows from it is unchecked",
+         true);
+}
+
 Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m, const Range &at) {
-  (void)at;
   if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
     return Value{};
   const int elems = std::max(a.elems, b.elems);
@@ -160,9 +118,19 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
     // outside the mask get values too; nobody reads them.
     Value out = make_data(a.dtype, elems, is_float);
     const size_t n = out.ints.size();
-    if (!is_float)
-      for (size_t i = 0; i < n; ++i)
-        out.ints[i] = int_op(op, a.ints[i], b.ints[i]);
+    if (!is_float) {
+      size_t failed = n;
+      for (size_t i = 0; i < n; ++i) {
+        const int_eval::IntResult r = int_eval::binary(op, a.ints[i], b.ints[i]);
+        out.ints[i] = r.value;
+        // Only threads of the mask count: the others' values are never read.
+        if (!r.ok() && failed == n && m[i / static_cast<size_t>(elems)]) [[unlikely]]
+          failed = i;
+      }
+      if (failed < n) [[unlikely]]
+        report_int_error(int_eval::binary(op, a.ints[failed], b.ints[failed]).error,
+                         static_cast<int64_t>(failed / static_cast<size_t>(elems)), at);
+    }
     if (!a.tags.empty() && !b.tags.empty()) {
       out.tags.resize(n);
       for (size_t i = 0; i < n; ++i)
@@ -195,8 +163,12 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
     for (int e = 0; e < elems; ++e) {
       const int ea = a.elems == elems ? e : 0, eb = b.elems == elems ? e : 0;
       const size_t o = out.index(lane, e);
-      if (!is_float)
-        out.ints[o] = int_op(op, a.at(lane, ea), b.at(lane, eb));
+      if (!is_float) {
+        const int_eval::IntResult r = int_eval::binary(op, a.at(lane, ea), b.at(lane, eb));
+        out.ints[o] = r.value;
+        if (!r.ok()) [[unlikely]]
+          report_int_error(r.error, uniform ? first_active(m) : static_cast<int64_t>(lane), at);
+      }
       if (tagged) {
         const Tag *ta = a.tag_at(lane, ea), *tb = b.tag_at(lane, eb);
         out.tags[o] = ta && tb ? join(*ta, *tb) : ta ? *ta : *tb;
@@ -218,13 +190,13 @@ Value Machine::compare(CompareOp op, const Value &a, const Value &b) {
   if (a.is_float || b.is_float)
     return uniform_int(1, ScalarKind::Bool);
   if (a.uniform && b.uniform) {
-    Value out = uniform_int(compare_op(op, a.at(0), b.at(0)), ScalarKind::Bool);
+    Value out = uniform_int(int_eval::compare(op, a.at(0), b.at(0)), ScalarKind::Bool);
     carry_contents(out, a, &b);
     return out;
   }
   Value out = make_data(ScalarKind::Bool, 1, false);
   for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
-    out.ints[lane] = compare_op(op, a.at(lane), b.at(lane));
+    out.ints[lane] = int_eval::compare(op, a.at(lane), b.at(lane));
   carry_contents(out, a, &b);
   return out;
 }
@@ -312,21 +284,23 @@ Value Machine::subscript(const Expr &e, const Mask &m) {
 }
 
 Value Machine::eval(const Expr &e, const Mask &m) {
-  if (e.kind != ExprKind::Float && e.kind != ExprKind::String)
+  if (e.kind != ExprKind::Float && e.kind != ExprKind::String) {
     if (auto c = sema_.constant_of(e)) {
       const sema::Type *t = sema_.type_of(e);
       return uniform_int(*c, t && t->kind == sema::TypeKind::Scalar ? t->scalar : ScalarKind::I32);
     }
+    // A compile-time float (`EPS`, `LOG2E * rsqrt(D)`): float data without
+    // tags, like a literal; floats carry tags, not values.
+    if (sema_.float_values.count(&e))
+      return uniform_float();
+  }
   switch (e.kind) {
   case ExprKind::Int:
     return uniform_int(e.int_value);
   case ExprKind::Bool:
     return uniform_int(e.int_value, ScalarKind::Bool);
-  case ExprKind::Float: {
-    Value v = uniform_int(0, ScalarKind::F32);
-    v.is_float = true;
-    return v;
-  }
+  case ExprKind::Float:
+    return uniform_float();
   case ExprKind::String: {
     Value v;
     v.kind = ValueKind::String;
@@ -344,11 +318,8 @@ Value Machine::eval(const Expr &e, const Mask &m) {
       if (s->value)
         return uniform_int(*s->value);
     }
-    if (e.name == "inf") {
-      Value v = uniform_int(0, ScalarKind::F32);
-      v.is_float = true;
-      return v;
-    }
+    if (e.name == "inf")
+      return uniform_float();
     if (auto k = sema::scalar_from_name(e.name)) {
       Value v;
       v.kind = ValueKind::Dtype;
@@ -388,8 +359,17 @@ Value Machine::eval(const Expr &e, const Mask &m) {
       carry_contents(out, x, nullptr);
       return out;
     }
-    for (int64_t &v : x.ints)
-      v = e.unary_op == ast::UnaryOp::Neg ? -v : e.unary_op == ast::UnaryOp::Invert ? ~v : v;
+    if (x.is_float)
+      return x; // no numeric value to change; the tags stay
+    for (size_t i = 0; i < x.ints.size(); ++i) {
+      const int_eval::IntResult r = int_eval::unary(e.unary_op, x.ints[i]);
+      x.ints[i] = r.value;
+      if (!r.ok()) [[unlikely]]
+        report_int_error(r.error,
+                         x.uniform ? first_active(m)
+                                   : static_cast<int64_t>(i / static_cast<size_t>(x.elems)),
+                         e.range);
+    }
     return x;
   }
   case ExprKind::Binary: {

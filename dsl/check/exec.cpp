@@ -59,8 +59,20 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
     if (place.kind != ValueKind::View)
       return;
     Value v = to_data(value, m, s.value ? s.value->range : s.range);
-    if (v.kind != ValueKind::Data)
+    if (v.kind != ValueKind::Data) {
+      // Clean means checked: a store of a value the interpreter could not
+      // evaluate is not silently skipped.
+      if (any(m) && should_report("unproven", target.range)) {
+        Where w;
+        w.lane = first_active(m);
+        w.range = target.range;
+        w.tensor = tensor_name(target);
+        report("unproven", "value", w,
+               "could not evaluate the stored value: this store and what reads it are unchecked",
+               true);
+      }
       return;
+    }
     write_view(*place.view, v, m, target.range);
   }
 }

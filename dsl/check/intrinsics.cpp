@@ -258,6 +258,11 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
   Buffer &b = buffers_[static_cast<size_t>(d.buffer)];
   if (b.log.empty())
     return; // not shared memory (the front end allows only shared destinations)
+  // Elements narrower than the destination's cells land in their own bytes.
+  const int64_t element_bytes = dtype_bytes(s.dtype);
+  if (element_bytes < b.cell_bytes && !refine(d.buffer, element_bytes))
+    return;
+  const int64_t span = std::max<int64_t>(1, element_bytes / b.cell_bytes);
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)] || (!d.bad.empty() && d.bad[static_cast<size_t>(lane)]))
       continue;
@@ -267,8 +272,8 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
       if (!read_element(s, lane, e, call.range, t, value))
         continue;
       const int64_t byte = element_byte_offset(d, lane, e);
-      const int64_t idx = cell_index(b, byte);
-      if (idx < 0 || idx >= b.cells) {
+      const int64_t first = cell_index(b, byte);
+      if (first < 0 || first + span > b.cells) {
         if (should_report("out-of-bounds", call.range)) {
           Where w;
           w.lane = lane;
@@ -280,34 +285,39 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
         }
         continue;
       }
-      CellLog &l = b.log[static_cast<size_t>(idx)];
-      // Overwriting what another thread read in this barrier interval is a race now,
-      // whenever the copy lands.
-      if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
-          (l.many_readers || l.reader != lane) && should_report("race", call.range)) {
-        Where w;
-        w.lane = lane;
-        w.range = call.range;
-        w.tensor = b.name;
-        w.coord = cell_coords(b, idx);
-        w.origin = l.read_site;
-        Violation &viol = report("race", "read-write", w,
-                                 "data race on " + b.name +
-                                     ": async copy into it while other threads read it in the "
-                                     "same barrier interval (no syncthreads() between)");
-        if (!viol.related.empty()) {
-          viol.related.back().message = "read here";
-          viol.data["origin"]["note"] = "read here";
+      for (int64_t idx = first; idx < first + span; ++idx) {
+        CellLog &l = b.log[static_cast<size_t>(idx)];
+        // Overwriting what another thread read in this barrier interval is a race now,
+        // whenever the copy lands.
+        if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
+            (l.many_readers || l.reader != lane) && should_report("race", call.range)) {
+          Where w;
+          w.lane = lane;
+          w.range = call.range;
+          w.tensor = b.name;
+          w.coord = cell_coords(b, idx);
+          w.origin = l.read_site;
+          Violation &viol = report("race", "read-write", w,
+                                   "data race on " + b.name +
+                                       ": async copy into it while other threads read it in the "
+                                       "same barrier interval (no syncthreads() between)");
+          if (!viol.related.empty()) {
+            viol.related.back().message = "read here";
+            viol.data["origin"]["note"] = "read here";
+          }
+          if (l.reader != lane)
+            viol.data["other_thread"] = thread_json(l.reader);
         }
-        if (l.reader != lane)
-          viol.data["other_thread"] = thread_json(l.reader);
+        l.pending_lane = static_cast<int32_t>(lane);
+        l.pending_site = site;
+        Tag landing = t;
+        landing.origin = trace_ ? trace_node(TraceAction::AsyncCopy, site, d.buffer, idx, lane, t,
+                                             t.origin, site)
+                                : site;
+        const int64_t bits = span == 1 ? value : cell_bits(value, idx - first, b.cell_bytes);
+        open_group_[static_cast<size_t>(lane)].push_back(
+            PendingWrite{d.buffer, idx, landing, bits, site});
       }
-      l.pending_lane = static_cast<int32_t>(lane);
-      l.pending_site = site;
-      t.origin =
-          trace_ ? trace_node(TraceAction::AsyncCopy, site, d.buffer, idx, lane, t, t.origin, site)
-                 : site;
-      open_group_[static_cast<size_t>(lane)].push_back(PendingWrite{d.buffer, idx, t, value, site});
     }
   }
 }

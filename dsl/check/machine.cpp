@@ -43,21 +43,6 @@ int64_t dtype_bytes(ScalarKind kind) {
   return 4;
 }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  if (b == 0)
-    return 0;
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
-
-int64_t floor_mod(int64_t a, int64_t b) {
-  if (b == 0)
-    return 0;
-  return a - floor_div(a, b) * b;
-}
-
 int64_t View::elements() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -188,6 +173,7 @@ int64_t Machine::cell_index(const Buffer &b, int64_t byte_offset) const {
 }
 
 std::vector<int64_t> Machine::cell_coords(const Buffer &b, int64_t cell) const {
+  cell /= b.split; // a byte of a refined buffer names its element
   // Invert the declaration's layout: take dimensions by decreasing stride.
   std::vector<size_t> order(b.shape.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -230,9 +216,12 @@ void Machine::report_writer_race(const char *check, Where where, const Buffer &b
                  " with no syncthreads() between");
   if (!other_block)
     viol.data["other_thread"] = thread_json(log.writer);
+  else
+    viol.data["other_block"] = log.writer_block; // linear, in launch order; replay runs the grid
 }
 
-void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at) {
+void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at,
+                                   int64_t part) {
   if (!should_report("uninitialized-read", at))
     return;
   Where w;
@@ -240,9 +229,19 @@ void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, 
   w.range = at;
   w.tensor = b.name;
   w.coord = cell_coords(b, cell);
-  report("uninitialized-read", "initialized", w,
-         "read of " + b.name + " element never written " +
-             (b.space == MemorySpace::Local ? "by this thread" : "in this block"));
+  // A read wider than the cells names the part that was never written.
+  const int64_t from = part * b.cell_bytes, to = from + b.cell_bytes - 1;
+  const std::string bytes =
+      part < 0 ? std::string()
+               : (from == to ? " (byte " + std::to_string(from)
+                             : " (bytes " + std::to_string(from) + ".." + std::to_string(to)) +
+                     " of the value read)";
+  Violation &viol =
+      report("uninitialized-read", "initialized", w,
+             "read of " + b.name + " element never written " +
+                 (b.space == MemorySpace::Local ? "by this thread" : "in this block") + bytes);
+  if (part >= 0)
+    viol.data["unwritten_bytes"] = {from, to};
 }
 
 void Machine::report_outside_buffer(const Buffer &b, int64_t lane, const Range &at, int64_t byte,
@@ -264,10 +263,14 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
                            int64_t &value, int64_t *cell_out) {
   if (!v.bad.empty() && v.bad[static_cast<size_t>(lane)])
     return false;
+  const int64_t element_bytes = dtype_bytes(v.dtype);
+  if (element_bytes < buffers_[static_cast<size_t>(v.buffer)].cell_bytes) [[unlikely]]
+    if (!refine(v.buffer, element_bytes))
+      return false;
   Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
   const int64_t byte = element_byte_offset(v, lane, element);
   const int64_t first = cell_index(b, byte);
-  const int64_t count = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
+  const int64_t count = std::max<int64_t>(1, element_bytes / b.cell_bytes);
   if (first < 0 || first + count > b.cells) {
     report_outside_buffer(b, lane, at, byte, "read of ");
     return false;
@@ -304,7 +307,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         }
       } else if (b.space == MemorySpace::Shared && !c.initialized) {
         poison = true;
-        report_uninitialized(b, lane, first + k, at);
+        report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
       } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
                                    (l.writer != lane && l.write_epoch == epoch_))) {
         if (should_report("race", at))
@@ -325,13 +328,20 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       }
     } else if (!c.initialized) {
       poison = true;
-      report_uninitialized(b, lane, first + k, at);
+      report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
     }
     tag = first_cell ? c.tag : join(tag, c.tag);
-    if (first_cell)
+    if (count == 1)
       value = c.value;
+    else // little-endian: the cells' bits side by side
+      value = static_cast<int64_t>((k == 0 ? 0 : static_cast<uint64_t>(value)) |
+                                   static_cast<uint64_t>(cell_bits(c.value, 0, b.cell_bytes))
+                                       << (8 * b.cell_bytes * k));
     first_cell = false;
   }
+  // Through a view of another width the bits read are the value's.
+  if (count > 1 || b.split > 1) [[unlikely]]
+    value = wrap_to(value, v.dtype);
   tag.poison = tag.poison || poison;
   if (trace_) [[unlikely]]
     trace_read(v.buffer, lane, first, at, tag, first_read, other_reader);
@@ -417,16 +427,24 @@ void Machine::write_element(const View &v, int64_t lane, int64_t element, const 
                             const Tag *tag, int64_t value) {
   if (!v.bad.empty() && v.bad[static_cast<size_t>(lane)])
     return;
+  const int64_t element_bytes = dtype_bytes(v.dtype);
+  if (element_bytes < buffers_[static_cast<size_t>(v.buffer)].cell_bytes) [[unlikely]]
+    if (!refine(v.buffer, element_bytes))
+      return;
   Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
   const int64_t byte = element_byte_offset(v, lane, element);
   const int64_t first = cell_index(b, byte);
-  const int64_t count = std::max<int64_t>(1, dtype_bytes(v.dtype) / b.cell_bytes);
+  const int64_t count = std::max<int64_t>(1, element_bytes / b.cell_bytes);
   if (first < 0 || first + count > b.cells) {
     report_outside_buffer(b, lane, at, byte, "write of ");
     return;
   }
-  for (int64_t k = 0; k < count; ++k)
-    write_cell(v.buffer, lane, first + k, at, tag, value, false);
+  if (count == 1) {
+    write_cell(v.buffer, lane, first, at, tag, value, false);
+    return;
+  }
+  for (int64_t k = 0; k < count; ++k) // each cell gets its own bits
+    write_cell(v.buffer, lane, first + k, at, tag, cell_bits(value, k, b.cell_bytes), false);
 }
 
 Value Machine::read_view(const View &v, const Mask &m, const Range &at) {

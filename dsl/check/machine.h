@@ -11,10 +11,12 @@
 #pragma once
 
 #include "argus/dsl/checker.h"
+#include "argus/dsl/int_eval.h"
 #include "argus/dsl/sema.h"
 #include "argus/layout/layout.h"
 #include "trace.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -169,7 +171,8 @@ struct Buffer {
   std::string name;
   MemorySpace space = MemorySpace::Global;
   ScalarKind dtype = ScalarKind::F32;
-  int64_t cell_bytes = 4;
+  int64_t cell_bytes = 4;                 // the dtype's, or less once refined (bytes.cpp)
+  int64_t split = 1;                      // cells per declared element: > 1 once refined
   int64_t cells = 0;                      // per thread for local buffers
   std::vector<Cell> data;                 // local: [i * threads + lane] (Machine::cell)
   std::vector<CellLog> log;               // shared and global: [i]; local: empty
@@ -291,6 +294,15 @@ public:
   int32_t site_of(const Range &range);
   const Symbol *symbol_of(const ast::Expr &name) const;
   Value uniform_int(int64_t v, ScalarKind dtype = ScalarKind::I32) const;
+  Value uniform_float() const {
+    Value v = uniform_int(0, ScalarKind::F32);
+    v.is_float = true;
+    return v;
+  }
+  int64_t first_active(const Mask &m) const {
+    const auto it = std::find(m.begin(), m.end(), uint8_t{1});
+    return it == m.end() ? 0 : static_cast<int64_t>(it - m.begin());
+  }
   Value make_data(ScalarKind dtype, int elems, bool is_float) const;
   Mask full_mask() const { return Mask(static_cast<size_t>(lanes_), 1); }
   bool any(const Mask &m) const;
@@ -339,7 +351,9 @@ public:
   std::string thread_text(int64_t lane) const;
   void report_writer_race(const char *check, Where where, const Buffer &b, const CellLog &log,
                           int32_t write_site, const std::string &what);
-  void report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at);
+  // `part`: which cell of a wider read (its bytes are named), or -1.
+  void report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, const Range &at,
+                            int64_t part = -1);
   std::string tag_text(const Tag &t) const;
   nlohmann::json tag_json(const Tag &t) const;
 
@@ -348,6 +362,8 @@ public:
   Value data(const ast::Expr &e, const Mask &m); // reads a place
   Value to_data(const Value &v, const Mask &m, const Range &at);
   Value binary(ast::BinaryOp op, const Value &a, const Value &b, const Mask &m, const Range &at);
+  // W0901 at `at`, once: an integer operation without an int64 result (int_eval.h).
+  void report_int_error(int_eval::IntError error, int64_t lane, const Range &at);
   Value compare(ast::CompareOp op, const Value &a, const Value &b);
   Value subscript(const ast::Expr &e, const Mask &m);
   std::vector<int64_t> const_tuple(const ast::Expr &e, const Mask &m);
@@ -424,6 +440,11 @@ public:
   nlohmann::json trace_history(const Where &where) const;
   nlohmann::json trace_step(const TraceNode &node) const;
 
+  // bytes.cpp: refines buffer `index` to cells of `bytes` (a narrower view
+  // accessed it); false when that exceeds the cell budget (the run stopped).
+  bool refine(int index, int64_t bytes);
+  void trace_refine(int buffer, int64_t k); // trace.cpp: the interval's reads per part
+
   // lints.cpp
   void lint_shared_access(const View &v, const Mask &m, const Range &at, int64_t bytes_per_lane);
   void lint_shared_rows(const std::vector<std::pair<int64_t, int64_t>> &lane_addresses,
@@ -435,7 +456,9 @@ public:
 static_assert(std::tuple_size_v<decltype(TraceNode::fields)> == kMaxFields);
 
 int64_t dtype_bytes(ScalarKind kind);
-int64_t floor_div(int64_t a, int64_t b);
-int64_t floor_mod(int64_t a, int64_t b);
+// bytes.cpp: bits k of `value` cut in cells of cell_bytes (little-endian),
+// and a value as a view of `dtype` reads those bits (wrapped, sign-extended).
+int64_t cell_bits(int64_t value, int64_t k, int64_t cell_bytes);
+int64_t wrap_to(int64_t value, ScalarKind dtype);
 
 } // namespace argus::check::detail

@@ -80,7 +80,10 @@ int32_t Machine::trace_node(TraceAction action, int32_t site, int buffer, int64_
   if (buffer >= 0 && cell >= 0) {
     const Buffer &b = buffers_[static_cast<size_t>(buffer)];
     // Cells are physical; a swizzle (an XOR of address bits) is its own inverse.
-    n.cell = static_cast<int32_t>(b.swizzle ? cell_index(b, cell * b.cell_bytes) : cell);
+    // Kept as a byte offset: it stays valid when the buffer is refined to bytes.
+    const int64_t logical = b.swizzle ? cell_index(b, cell * b.cell_bytes) : cell;
+    const int64_t byte = logical * b.cell_bytes;
+    n.cell = byte <= INT32_MAX ? static_cast<int32_t>(byte) : -1;
   }
   std::copy(tag.field.begin(), tag.field.end(), n.fields.begin());
   // The thread's block and loop counters, shared with the node before when
@@ -270,6 +273,20 @@ void Machine::trace_read_log(int buffer, int64_t cell, int32_t node, bool first_
     entry.other = node;
 }
 
+void Machine::trace_refine(int buffer, int64_t k) {
+  // The interval's reads of each cell now belong to each of its parts.
+  std::vector<std::pair<int64_t, Trace::Reads>> moved;
+  std::erase_if(trace_->reads, [&](const auto &entry) {
+    if (static_cast<int>(entry.first >> 40) != buffer)
+      return false;
+    moved.emplace_back(static_cast<int64_t>(entry.first & ((uint64_t{1} << 40) - 1)), entry.second);
+    return true;
+  });
+  for (const auto &[cell, reads] : moved)
+    for (int64_t j = 0; j < k; ++j)
+      trace_->reads[cell_key(buffer, cell * k + j)] = reads;
+}
+
 int32_t Machine::trace_reader(int buffer, int64_t cell, int64_t not_lane) const {
   auto it = trace_->reads.find(cell_key(buffer, cell));
   if (it == trace_->reads.end() || it->second.epoch != epoch_)
@@ -300,7 +317,7 @@ json Machine::trace_step(const TraceNode &n) const {
     step["space"] = sema::to_string(b.space);
     step["tensor"] = b.name;
     if (n.cell >= 0)
-      step["element"] = cell_coords(b, n.cell);
+      step["element"] = cell_coords(b, n.cell / b.cell_bytes);
     if (n.action == TraceAction::Read && n.source < 0 && !n.summary &&
         b.space == MemorySpace::Global && n.write_site < 0)
       step["written_by"] = "host";

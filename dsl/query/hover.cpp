@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace argus {
 
@@ -297,6 +298,11 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
       hover.markdown += " = " + std::to_string(*symbol->value);
     else if (auto c = sema.constant_of(*name))
       hover.markdown += " = " + std::to_string(*c);
+    else if (symbol->float_value) { // the folded value, as it round-trips
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", *symbol->float_value);
+      hover.markdown += std::string(" = ") + text;
+    }
     if (symbol->is_constexpr)
       hover.markdown += " (constexpr)";
     const ast::Function *function = query::function_at(file.module, position);

@@ -46,6 +46,14 @@ public:
   void set_constant(const ast::Expr &expr, int64_t value) {
     result_.constant_values[&expr] = value;
   }
+  std::optional<double> float_constant(const ast::Expr &expr) const {
+    return result_.float_constant_of(expr);
+  }
+  // An int or float compile-time value as a double (the operand of float folding).
+  std::optional<double> numeric_constant(const ast::Expr &expr) const;
+  void set_float_constant(const ast::Expr &expr, double value) {
+    result_.float_values[&expr] = value;
+  }
   const Type &type(const ast::Expr &expr) const;
   // The expression as a shape dimension: a constant, or symbolic text over
   // scalar parameters; reports E0501 when it is neither and `require` is set.
@@ -96,6 +104,9 @@ private:
   Type check_conditional(const ast::Expr &expr);
   Type check_subscript(const ast::Expr &expr);
   Type record(const ast::Expr &expr, Type type, std::optional<int64_t> value = std::nullopt);
+  Type record_float(const ast::Expr &expr, double value);
+  // Folds a binary operator whose result is a compile-time float.
+  Type fold_float_binary(const ast::Expr &expr, const Type &common);
   // The common type of two numeric operands, or nullopt (after reporting).
   std::optional<Type> unify_numeric(const ast::Expr &where, const Type &a, const Type &b,
                                     const char *op);

@@ -2,8 +2,10 @@
 #include "builtins.h"
 
 #include "analyzer.h"
+#include "argus/dsl/int_eval.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace argus::sema {
@@ -26,8 +28,12 @@ Type launch_coordinate(Analyzer &analyzer, const Expr &, const BoundArgs &args) 
   return Type::scalar_of(ScalarKind::I32);
 }
 
-// The common numeric type of all arguments, with constant folding by `fold`.
-template <int64_t (*Fold)(int64_t, int64_t)>
+// min/max: the common numeric type of all arguments, folded when all are constants.
+template <typename T> T pick(bool smallest, T a, T b) {
+  return smallest ? std::min(a, b) : std::max(a, b);
+}
+
+template <bool Smallest>
 Type fold_numeric(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   Type common = args.types[0];
   std::optional<int64_t> value = analyzer.constant(*args.args[0]);
@@ -44,19 +50,27 @@ Type fold_numeric(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
       return Type::unknown();
     }
     const auto v = analyzer.constant(*args.args[i]);
-    value = value && v ? std::optional<int64_t>(Fold(*value, *v)) : std::nullopt;
+    value = value && v ? std::optional<int64_t>(pick(Smallest, *value, *v)) : std::nullopt;
   }
   if (value && common.kind == TypeKind::IntLiteral) {
     analyzer.set_constant(call, *value);
+    return common;
+  }
+  if (common.kind == TypeKind::FloatLiteral) {
+    // min/max of compile-time numbers with a float among them: a float constant.
+    std::optional<double> folded = analyzer.numeric_constant(*args.args[0]);
+    for (size_t i = 1; i < args.args.size() && folded; ++i) {
+      const auto v = args.args[i] ? analyzer.numeric_constant(*args.args[i]) : folded;
+      folded = v ? std::optional<double>(pick(Smallest, *folded, *v)) : std::nullopt;
+    }
+    if (folded)
+      analyzer.set_float_constant(call, *folded);
     return common;
   }
   if (common.kind == TypeKind::IntLiteral)
     return Type::scalar_of(ScalarKind::I32);
   return common;
 }
-
-int64_t fold_min(int64_t a, int64_t b) { return std::min(a, b); }
-int64_t fold_max(int64_t a, int64_t b) { return std::max(a, b); }
 
 Type cdiv_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   const auto a = analyzer.constant(*args.args[0]);
@@ -67,21 +81,64 @@ Type cdiv_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
     return Type::unknown();
   }
   if (a && b) {
-    analyzer.set_constant(call, (*a + *b - 1) / *b);
-    return Type::of(TypeKind::IntLiteral);
+    if (const auto q = int_eval::cdiv(*a, *b).get()) {
+      analyzer.set_constant(call, *q);
+      return Type::of(TypeKind::IntLiteral);
+    }
   }
   return Type::scalar_of(ScalarKind::I32);
 }
 
 Type abs_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
-  if (const auto v = analyzer.constant(*args.args[0]); v && *v > INT64_MIN)
-    analyzer.set_constant(call, *v < 0 ? -*v : *v);
+  if (const auto v = analyzer.constant(*args.args[0])) {
+    if (const auto a = int_eval::absolute(*v).get())
+      analyzer.set_constant(call, *a);
+    else
+      analyzer.error(codes::kNotConstant, call.range,
+                     "integer overflow in constant expression: abs(" + std::to_string(*v) + ")");
+  } else if (const auto f = analyzer.float_constant(*args.args[0])) {
+    analyzer.set_float_constant(call, std::fabs(*f));
+  }
   return args.types[0];
 }
 
-Type float_unary(Analyzer &, const Expr &, const BoundArgs &args) {
+// The math builtin's value at compile time (in double precision), or nullopt.
+std::optional<double> fold_math(std::string_view name, double x) {
+  if (name == "exp")
+    return std::exp(x);
+  if (name == "exp2")
+    return std::exp2(x);
+  if (name == "log")
+    return std::log(x);
+  if (name == "log2")
+    return std::log2(x);
+  if (name == "sqrt")
+    return std::sqrt(x);
+  if (name == "rsqrt")
+    return 1.0 / std::sqrt(x);
+  if (name == "tanh")
+    return std::tanh(x);
+  return std::nullopt;
+}
+
+// exp, log, sqrt, ...: a float constant when the argument is a compile-time
+// number (`rsqrt(D)` of an int constant D), else the argument's float type.
+Type float_unary(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   const Type &t = args.types[0];
-  return t.kind == TypeKind::Scalar ? t : Type::scalar_of(ScalarKind::F32);
+  if (t.kind == TypeKind::Scalar)
+    return t;
+  const std::string name = call.callee().kind == ast::ExprKind::Name ? call.callee().name : "";
+  const auto x = analyzer.numeric_constant(*args.args[0]);
+  const auto y = x ? fold_math(name, *x) : std::nullopt;
+  if (!y)
+    return Type::scalar_of(ScalarKind::F32);
+  if (std::isnan(*y) || (std::isinf(*y) && !std::isinf(*x))) {
+    analyzer.error(codes::kNotConstant, call.range,
+                   name + "(" + std::to_string(*x) + ") has no finite value");
+    return Type::unknown();
+  }
+  analyzer.set_float_constant(call, *y);
+  return Type::of(TypeKind::FloatLiteral);
 }
 
 Type fma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
@@ -382,13 +439,13 @@ std::vector<BuiltinSpec> make_table() {
        {{"a", K::Numeric}, {"b", K::Numeric}},
        true,
        "Smallest of the arguments.",
-       fold_numeric<fold_min>},
+       fold_numeric<true>},
       {"",
        "max",
        {{"a", K::Numeric}, {"b", K::Numeric}},
        true,
        "Largest of the arguments.",
-       fold_numeric<fold_max>},
+       fold_numeric<false>},
       {"", "abs", {{"x", K::Numeric}}, false, "Absolute value.", abs_result},
       // Conversions.
       {"",

@@ -1,5 +1,6 @@
 // Expressions: names, operators, subscripts; constant folding as we go.
 #include "analyzer.h"
+#include "argus/dsl/int_eval.h"
 #include "builtins.h"
 
 #include <cmath>
@@ -12,69 +13,7 @@ using ast::BinaryOp;
 using ast::Expr;
 using ast::ExprKind;
 
-bool checked_binary(BinaryOp op, int64_t a, int64_t b, int64_t &out) {
-  switch (op) {
-  case BinaryOp::Add:
-    return !__builtin_add_overflow(a, b, &out);
-  case BinaryOp::Sub:
-    return !__builtin_sub_overflow(a, b, &out);
-  case BinaryOp::Mul:
-    return !__builtin_mul_overflow(a, b, &out);
-  case BinaryOp::FloorDiv: {
-    if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
-      return false;
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-      --q; // Python rounds toward negative infinity
-    out = q;
-    return true;
-  }
-  case BinaryOp::Mod: {
-    if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
-      return false;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-      r += b;
-    out = r;
-    return true;
-  }
-  case BinaryOp::Pow: {
-    if (b < 0 || b > 63)
-      return false;
-    int64_t result = 1;
-    for (int64_t i = 0; i < b; ++i) {
-      if (__builtin_mul_overflow(result, a, &result))
-        return false;
-    }
-    out = result;
-    return true;
-  }
-  case BinaryOp::Shl:
-    if (b < 0 || b > 62 || a < 0 || a > (std::numeric_limits<int64_t>::max() >> b))
-      return false;
-    out = a << b;
-    return true;
-  case BinaryOp::Shr:
-    if (b < 0 || b > 63)
-      return false;
-    out = a >> b;
-    return true;
-  case BinaryOp::BitAnd:
-    out = a & b;
-    return true;
-  case BinaryOp::BitOr:
-    out = a | b;
-    return true;
-  case BinaryOp::BitXor:
-    out = a ^ b;
-    return true;
-  case BinaryOp::Div:
-    return false;
-  }
-  return false;
-}
-
-bool compare(ast::CompareOp op, int64_t a, int64_t b) {
+bool compare_doubles(ast::CompareOp op, double a, double b) {
   switch (op) {
   case ast::CompareOp::Lt:
     return a < b;
@@ -131,6 +70,62 @@ Type Analyzer::record(const Expr &expr, Type type, std::optional<int64_t> value)
   return type;
 }
 
+Type Analyzer::record_float(const Expr &expr, double value) {
+  result_.float_values[&expr] = value;
+  return record(expr, Type::of(TypeKind::FloatLiteral));
+}
+
+std::optional<double> Analyzer::numeric_constant(const Expr &expr) const {
+  if (const auto f = float_constant(expr))
+    return f;
+  if (const auto i = constant(expr))
+    return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+Type Analyzer::fold_float_binary(const Expr &expr, const Type &common) {
+  const auto a = numeric_constant(*expr.operands[0]);
+  const auto b = numeric_constant(*expr.operands[1]);
+  if (!a || !b || common.kind != TypeKind::FloatLiteral)
+    return record(expr, common);
+  double value = 0;
+  switch (expr.binary_op) {
+  case BinaryOp::Add:
+    value = *a + *b;
+    break;
+  case BinaryOp::Sub:
+    value = *a - *b;
+    break;
+  case BinaryOp::Mul:
+    value = *a * *b;
+    break;
+  case BinaryOp::Div:
+    if (*b == 0) {
+      error(codes::kConstantDivByZero, expr.range, "division by zero in a constant expression");
+      return record(expr, Type::unknown());
+    }
+    value = *a / *b;
+    break;
+  case BinaryOp::Pow:
+    if (*a == 0 && *b < 0) {
+      error(codes::kConstantDivByZero, expr.range,
+            "0 to a negative power in a constant expression");
+      return record(expr, Type::unknown());
+    }
+    value = std::pow(*a, *b);
+    break;
+  default: // integer-only operators were reported by the caller
+    return record(expr, common);
+  }
+  // Python raises on these too (OverflowError, complex results); `inf` itself
+  // and arithmetic on it stay allowed.
+  if (std::isnan(value) || (std::isinf(value) && !std::isinf(*a) && !std::isinf(*b))) {
+    error(codes::kNotConstant, expr.range, "this float constant expression has no finite value");
+    return record(expr, Type::unknown());
+  }
+  return record_float(expr, value);
+}
+
 const Symbol *Analyzer::lookup(const std::string &name) const {
   if (scope_) {
     if (auto it = scope_->names.find(name); it != scope_->names.end())
@@ -146,7 +141,7 @@ Type Analyzer::check_expr(const Expr &expr) {
   case ExprKind::Int:
     return record(expr, Type::of(TypeKind::IntLiteral), expr.int_value);
   case ExprKind::Float:
-    return record(expr, Type::of(TypeKind::FloatLiteral));
+    return record_float(expr, expr.float_value);
   case ExprKind::Bool:
     return record(expr, Type::scalar_of(ScalarKind::Bool), expr.int_value);
   case ExprKind::String:
@@ -219,6 +214,8 @@ Type Analyzer::check_name(const Expr &expr) {
     result_.references[&expr] = symbol;
     if (scope_)
       scope_->read.insert(symbol);
+    if (symbol->float_value)
+      result_.float_values[&expr] = *symbol->float_value;
     return record(expr, symbol->type, symbol->value);
   }
   if (scope_ && scope_->assignment_counts.count(name)) {
@@ -230,7 +227,7 @@ Type Analyzer::check_name(const Expr &expr) {
   if (name == "nvvm" || name == "amdgpu")
     return record(expr, Type::of(TypeKind::Namespace));
   if (name == "inf")
-    return record(expr, Type::of(TypeKind::FloatLiteral));
+    return record_float(expr, std::numeric_limits<double>::infinity());
   if (find_builtin(name)) {
     error(codes::kNotCallable, expr.range,
           "builtin '" + name + "' must be called: " + name + "(...)");
@@ -260,7 +257,8 @@ Type Analyzer::check_unary(const Expr &expr) {
       error(codes::kInvalidOperand, expr.range, "'~' needs an integer, got " + operand.str());
       return record(expr, Type::unknown());
     }
-    return record(expr, operand, value ? std::optional<int64_t>(~*value) : std::nullopt);
+    return record(expr, operand,
+                  value ? int_eval::unary(ast::UnaryOp::Invert, *value).get() : std::nullopt);
   case ast::UnaryOp::Neg:
   case ast::UnaryOp::Pos:
     if (!operand.is_numeric() ||
@@ -270,10 +268,15 @@ Type Analyzer::check_unary(const Expr &expr) {
                 operand.str());
       return record(expr, Type::unknown());
     }
+    if (const auto f = float_constant(*expr.operands[0]))
+      return record_float(expr, expr.unary_op == ast::UnaryOp::Neg ? -*f : *f);
     if (value && expr.unary_op == ast::UnaryOp::Neg) {
-      if (*value == std::numeric_limits<int64_t>::min())
-        return record(expr, operand);
-      return record(expr, operand, -*value);
+      const auto negated = int_eval::negate(*value);
+      if (!negated.ok()) {
+        error(codes::kNotConstant, expr.range, "integer overflow in constant expression");
+        return record(expr, Type::unknown());
+      }
+      return record(expr, operand, negated.value);
     }
     return record(expr, operand, value);
   }
@@ -348,30 +351,35 @@ Type Analyzer::check_binary(const Expr &expr) {
   const auto b = constant(*expr.operands[1]);
   if (expr.binary_op == BinaryOp::Div) {
     if (both_integer) {
-      if (a && b)
-        return record(expr, Type::of(TypeKind::FloatLiteral)); // Python true division
+      if (a && b) // Python true division: a float constant
+        return fold_float_binary(expr, Type::of(TypeKind::FloatLiteral));
       error(codes::kInvalidOperand, expr.range,
             "'/' is true division and needs floats; use '//' for integers or convert with f32(x)");
       return record(expr, Type::unknown());
     }
-    return record(expr, *common);
+    return fold_float_binary(expr, *common);
   }
-  if (expr.binary_op == BinaryOp::Pow && !(a && b)) {
+  const bool float_constants = common->kind == TypeKind::FloatLiteral &&
+                               numeric_constant(*expr.operands[0]) &&
+                               numeric_constant(*expr.operands[1]);
+  if (expr.binary_op == BinaryOp::Pow && !(a && b) && !float_constants) {
     error(codes::kNotConstant, expr.range,
-          "'**' is only defined on compile-time integers; use exp2/log2 or multiply");
+          "'**' is only defined on compile-time numbers; use exp2/log2 or multiply");
     return record(expr, Type::unknown());
   }
+  if (common->kind == TypeKind::FloatLiteral)
+    return fold_float_binary(expr, *common);
   if (a && b && both_integer) {
-    int64_t value = 0;
-    if (!checked_binary(expr.binary_op, *a, *b, value)) {
-      const bool by_zero =
-          *b == 0 && (expr.binary_op == BinaryOp::FloorDiv || expr.binary_op == BinaryOp::Mod);
+    const int_eval::IntResult folded = int_eval::binary(expr.binary_op, *a, *b);
+    if (!folded.ok()) {
+      const bool by_zero = folded.error == int_eval::IntError::DivisionByZero;
       error(by_zero ? codes::kConstantDivByZero : codes::kNotConstant, expr.range,
-            by_zero ? std::string("division by zero in a constant expression")
-                    : std::string("constant expression overflows 64-bit integers"));
+            folded.error == int_eval::IntError::Overflow
+                ? std::string("integer overflow in constant expression")
+                : std::string(int_eval::describe(folded.error)) + " in a constant expression");
       return record(expr, Type::unknown());
     }
-    return record(expr, *common, value);
+    return record(expr, *common, folded.value);
   }
   if (b && *b == 0 && (expr.binary_op == BinaryOp::FloorDiv || expr.binary_op == BinaryOp::Mod)) {
     error(codes::kConstantDivByZero, expr.operands[1]->range, "division by zero");
@@ -395,8 +403,12 @@ Type Analyzer::check_compare(const Expr &expr) {
       ok = false;
     const auto a = constant(*expr.operands[i]);
     const auto b = constant(*expr.operands[i + 1]);
+    const auto fa = numeric_constant(*expr.operands[i]);
+    const auto fb = numeric_constant(*expr.operands[i + 1]);
     if (a && b)
-      value = value && compare(expr.compare_ops[i], *a, *b);
+      value = value && int_eval::compare(expr.compare_ops[i], *a, *b);
+    else if (fa && fb) // a float among them: compared as Python does, in double
+      value = value && compare_doubles(expr.compare_ops[i], *fa, *fb);
     else
       all_constant = false;
   }
@@ -436,6 +448,9 @@ Type Analyzer::check_conditional(const Expr &expr) {
     const auto value = c ? constant(*expr.operands[*c ? 1 : 2]) : std::nullopt;
     if (common->kind == TypeKind::IntLiteral && !value)
       common = Type::scalar_of(ScalarKind::I32);
+    if (common->kind == TypeKind::FloatLiteral && c)
+      if (const auto f = numeric_constant(*expr.operands[*c ? 1 : 2]))
+        result_.float_values[&expr] = *f;
     return record(expr, *common, value);
   }
   if (!assignable(then_type, else_type) || !assignable(else_type, then_type)) {

@@ -70,8 +70,9 @@ void Analyzer::declare_constants() {
     symbol.definition = constant_decl.name_range;
     symbol.type = value;
     symbol.value = constant(*constant_decl.value);
-    const bool is_compile_time =
-        value.is_unknown() || symbol.value || value.kind == TypeKind::FloatLiteral;
+    if (value.kind == TypeKind::FloatLiteral)
+      symbol.float_value = float_constant(*constant_decl.value);
+    const bool is_compile_time = value.is_unknown() || symbol.value || symbol.float_value;
     if (!is_compile_time) {
       error(codes::kNotConstant, constant_decl.value->range,
             "module constants must be compile-time numbers, got " + value.str());

@@ -30,6 +30,13 @@ std::optional<int64_t> SemaResult::constant_of(const ast::Expr &expr) const {
   return it->second;
 }
 
+std::optional<double> SemaResult::float_constant_of(const ast::Expr &expr) const {
+  const auto it = float_values.find(&expr);
+  if (it == float_values.end())
+    return std::nullopt;
+  return it->second;
+}
+
 const FunctionInfo *SemaResult::function_info(std::string_view name) const {
   for (const FunctionInfo &info : functions) {
     if (info.function->name == name)

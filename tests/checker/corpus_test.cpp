@@ -31,7 +31,10 @@ namespace fs = std::filesystem;
 using checker_test::kSourceDir;
 using checker_test::read_file;
 
-std::vector<fs::path> corpus_files() { return checker_test::argus_files({"tests/checker/corpus"}); }
+// The corpus and the kernels translated from GPUVerify's suite (external_test.cpp).
+std::vector<fs::path> corpus_files() {
+  return checker_test::argus_files({"tests/checker/corpus", "tests/checker/external"});
+}
 
 struct Expectation {
   uint32_t line = 0; // 1-based
@@ -49,6 +52,8 @@ std::vector<Expectation> read_expectations(const std::string &text) {
     if (!std::regex_search(line, match, kMarker))
       continue;
     std::string list = match[1];
+    // A second comment after the marker (`# known-false-alarm: ...`) is not part of it.
+    list = list.substr(0, list.find('#'));
     std::replace(list.begin(), list.end(), ',', ' ');
     std::istringstream words(list);
     std::string word;

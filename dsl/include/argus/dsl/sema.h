@@ -36,7 +36,8 @@ struct Symbol {
   std::string name;
   Range definition; // the defining identifier's range; empty for builtins
   Type type;
-  std::optional<int64_t> value;            // compile-time value of constants
+  std::optional<int64_t> value;            // compile-time value of integer constants
+  std::optional<double> float_value;       // compile-time value of float constants
   const ast::Function *function = nullptr; // Function symbols
   bool is_constexpr = false;               // constexpr kernel parameters
 };
@@ -75,10 +76,15 @@ struct SemaResult {
   std::vector<FunctionInfo> functions;
   std::unordered_map<const ast::Expr *, Type> expr_types;
   std::unordered_map<const ast::Expr *, int64_t> constant_values;
+  // Compile-time float expressions (type FloatLiteral): literals, float
+  // module constants, and arithmetic and math builtins over them, folded in
+  // double precision; users round to their float type once.
+  std::unordered_map<const ast::Expr *, double> float_values;
   std::unordered_map<const ast::Expr *, const Symbol *> references; // Name → its symbol
 
   const Type *type_of(const ast::Expr &expr) const;
   std::optional<int64_t> constant_of(const ast::Expr &expr) const;
+  std::optional<double> float_constant_of(const ast::Expr &expr) const;
   const FunctionInfo *function_info(std::string_view name) const;
 };
 
