@@ -3,6 +3,7 @@
 #include "argus/dsl/checker.h"
 
 #include "argus/dsl/codes.h"
+#include "contents.h"
 #include "fixes.h"
 #include "instances.h"
 #include "machine.h"
@@ -352,6 +353,29 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
                 {"fixes", nlohmann::json::array()}};
       report.violations.push_back(std::move(v));
     }
+    for (const auto &[param, tried] : choice.sampled) {
+      std::string values;
+      for (int64_t x : tried)
+        values += (values.empty() ? "" : ", ") + std::to_string(x);
+      Violation v;
+      v.kind = "unproven";
+      v.check = "assume";
+      v.range = kernel.function->name_range;
+      for (const ast::Param &fp : kernel.function->params)
+        if (fp.name == param->name)
+          v.range = fp.range;
+      v.warning = true;
+      v.message = "no assume bounds '" + param->name +
+                  "' on every side: the kernel was checked "
+                  "only with " +
+                  param->name + " in {" + values +
+                  "} (state its range: assume(0 <= " + param->name + ", " + param->name + " < n))";
+      v.data = {{"kind", "unproven"},
+                {"check", "assume"},
+                {"kernel", report.kernel},
+                {"fixes", nlohmann::json::array()}};
+      report.violations.push_back(std::move(v));
+    }
     instances = choice.instances;
   }
   // Sizes asked for on top (argus check --sizes): completed from the
@@ -387,13 +411,49 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
   std::set<std::pair<std::string, std::pair<uint32_t, uint32_t>>> seen;
   std::unordered_set<const ast::Stmt *> visited; // over all instances
   bool stopped = false;
+  // Runs in order: every size instance, at each of its content choices.
+  struct Run {
+    std::map<std::string, int64_t> sizes;
+    Contents contents;
+  };
+  std::vector<Run> runs;
+  std::set<const ast::Expr *> content_failures;
   for (const auto &sizes : instances) {
+    ContentChoice contents = choose_contents(file, kernel, sizes, options.query_timeout_ms);
+    if (!contents.failure.empty()) {
+      const ast::Expr *at = contents.failed_at;
+      if (content_failures.insert(at).second) {
+        Violation v;
+        v.kind = "unproven";
+        v.check = "assume";
+        v.range = at ? at->range : kernel.function->name_range;
+        v.warning = true;
+        v.message = contents.failure;
+        v.data = {{"kind", "unproven"},
+                  {"check", "assume"},
+                  {"kernel", report.kernel},
+                  {"sizes", sizes},
+                  {"fixes", nlohmann::json::array()}};
+        report.violations.push_back(std::move(v));
+      }
+      if (contents.choices.empty() && !at)
+        continue; // no contents satisfy the facts at these sizes: nothing to run
+    }
+    if (contents.choices.empty())
+      runs.push_back(Run{sizes, {}});
+    for (auto &c : contents.choices)
+      runs.push_back(Run{sizes, std::move(c)});
+  }
+  for (const Run &run : runs) {
+    const auto &sizes = run.sizes;
     Machine machine(file, kernel, options);
+    machine.contents_ = run.contents;
     machine.run(sizes);
     visited.insert(machine.visited_.begin(), machine.visited_.end());
     stopped = stopped || machine.stopped_;
     report.interrupted = report.interrupted || machine.interrupted();
-    report.instances.push_back(sizes);
+    if (report.instances.empty() || report.instances.back() != sizes)
+      report.instances.push_back(sizes);
     report.blocks_run += machine.blocks_run();
     if (sampled_grid.empty() && !machine.sampled_blocks().empty())
       sampled_grid = sampled_grid_text(sizes, machine.grid_dim(), machine.sampled_blocks());
@@ -424,8 +484,11 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     for (Violation &v : machine.take_violations()) {
       const auto key =
           std::make_pair(v.kind, std::make_pair(v.range.begin.line, v.range.begin.column));
-      if (seen.insert(key).second)
-        report.violations.push_back(std::move(v));
+      if (!seen.insert(key).second)
+        continue;
+      if (!run.contents.empty())
+        v.data["contents"] = run.contents; // the counterexample replays with them
+      report.violations.push_back(std::move(v));
     }
     if (report.interrupted)
       break;
@@ -583,6 +646,11 @@ bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::
     blocks.push_back(block_of(data["thread"]["block"]));
   }
   detail::Machine machine(file, *info, options);
+  if (data.contains("contents") && data["contents"].is_object())
+    for (auto it = data["contents"].begin(); it != data["contents"].end(); ++it)
+      if (it.value().is_array())
+        for (const auto &x : it.value())
+          machine.contents_[it.key()].push_back(x.is_number_integer() ? x.get<int64_t>() : 0);
   if (history)
     machine.trace_ = std::make_unique<detail::Trace>();
   machine.run(sizes, blocks);

@@ -215,11 +215,15 @@ Value Machine::compare(CompareOp op, const Value &a, const Value &b) {
   // No numeric values are tracked for floats: a float comparison counts as true.
   if (a.is_float || b.is_float)
     return uniform_int(1, ScalarKind::Bool);
-  if (a.uniform && b.uniform)
-    return uniform_int(int_eval::compare(op, a.at(0), b.at(0)), ScalarKind::Bool);
+  if (a.uniform && b.uniform) {
+    Value out = uniform_int(int_eval::compare(op, a.at(0), b.at(0)), ScalarKind::Bool);
+    carry_contents(out, a, &b);
+    return out;
+  }
   Value out = make_data(ScalarKind::Bool, 1, false);
   for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane)
     out.ints[lane] = int_eval::compare(op, a.at(lane), b.at(lane));
+  carry_contents(out, a, &b);
   return out;
 }
 
@@ -230,6 +234,8 @@ Value Machine::subscript(const Expr &e, const Mask &m) {
     idx.push_back(data(*e.operands[i], m));
     if (idx.back().kind != ValueKind::Data)
       not_interpreted(e.operands[i]->range, "the checker has no integer value for this index");
+    else
+      check_known(idx.back(), m, e.range, "this index");
   }
   return index_value(base, idx, e, m);
 }
@@ -509,8 +515,15 @@ Value Machine::narrow(const Value &v, const Mask &m) const {
   return only >= 0 ? v.items[static_cast<size_t>(only)] : v;
 }
 
-Mask Machine::condition(const Expr &e, const Mask &m) {
+Mask Machine::condition(const Expr &e, const Mask &m, const ast::Stmt *owner, const char *what) {
   Value c = data(e, m);
+  if (c.kind == ValueKind::Data) {
+    check_known(c, m, e.range, what);
+    // A branch decided by contents no assume states: its barriers may be reached by only
+    // some threads at contents the interpreter did not try.
+    if (const int16_t decided_by = unknown_contents(c, m); owner && decided_by >= 0)
+      report_barriers_under(*owner, decided_by);
+  }
   if (c.kind != ValueKind::Data) {
     not_interpreted(e.range, "the checker has no value for this condition");
     return Mask(m.size(), 0);
@@ -589,11 +602,12 @@ Value Machine::eval(const Expr &e, const Mask &m) {
       return x;
     }
     if (e.unary_op == ast::UnaryOp::Not) {
-      if (x.uniform)
-        return uniform_int(x.is_float ? 0 : x.at(0) == 0, ScalarKind::Bool);
-      Value out = make_data(ScalarKind::Bool, 1, false);
-      for (size_t i = 0; i < out.ints.size(); ++i)
-        out.ints[i] = x.is_float ? 0 : x.at(i) == 0;
+      Value out = x.uniform ? uniform_int(x.is_float ? 0 : x.at(0) == 0, ScalarKind::Bool)
+                            : make_data(ScalarKind::Bool, 1, false);
+      if (!x.uniform)
+        for (size_t i = 0; i < out.ints.size(); ++i)
+          out.ints[i] = x.is_float ? 0 : x.at(i) == 0;
+      carry_contents(out, x, nullptr);
       return out;
     }
     if (x.is_float)
@@ -632,18 +646,26 @@ Value Machine::eval(const Expr &e, const Mask &m) {
   }
   case ExprKind::BoolOp: {
     // Short-circuit per thread: the right operand runs only where it decides.
-    Mask ta = condition(*e.operands[0], m);
+    Value a = data(*e.operands[0], m);
+    if (a.kind != ValueKind::Data)
+      not_interpreted(e.operands[0]->range, "the checker has no value for this condition");
+    Mask ta = a.kind == ValueKind::Data ? truth(a, m) : Mask(m.size(), 0);
     Mask rest(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i)
       rest[i] = m[i] && (e.bool_op == ast::BoolOpKind::And ? ta[i] : !ta[i]);
     Value out = make_data(ScalarKind::Bool, 1, false);
     for (size_t i = 0; i < m.size(); ++i)
       out.ints[i] = ta[i];
+    carry_contents(out, a, nullptr);
     if (any(rest)) {
-      Mask tb = condition(*e.operands[1], rest);
+      Value b = data(*e.operands[1], rest);
+      if (b.kind != ValueKind::Data)
+        not_interpreted(e.operands[1]->range, "the checker has no value for this condition");
+      Mask tb = b.kind == ValueKind::Data ? truth(b, rest) : Mask(m.size(), 0);
       for (size_t i = 0; i < m.size(); ++i)
         if (rest[i])
           out.ints[i] = tb[i];
+      carry_contents(out, b, nullptr);
     }
     return out;
   }

@@ -205,7 +205,7 @@ void Machine::exec(const Stmt &s, Mask &m) {
     }
     break;
   case StmtKind::If: {
-    Mask yes = condition(*s.value, m);
+    Mask yes = condition(*s.value, m, &s, "this condition");
     Mask no = and_not(m, yes);
     Mask yes_after = yes, no_after = no;
     if (any(yes))
@@ -261,11 +261,17 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     not_interpreted(range.range, "the checker has no integer value for a bound of this range");
     return;
   }
+  for (const Value *bound : {&start, &stop, &step})
+    check_known(*bound, m, range.range, "this loop's bound");
+  const int16_t decided_by = std::max(
+      unknown_contents(start, m), std::max(unknown_contents(stop, m), unknown_contents(step, m)));
   const Symbol *var = symbol_of(*s.target);
   if (!var) {
     not_interpreted(s.target->range, "the loop variable has no symbol");
     return;
   }
+  if (decided_by >= 0)
+    report_barriers_under(s, decided_by);
   Value current = start;
   current.tags.clear();
   loops_.push_back(LoopFrame{s.target->name, var});
@@ -307,7 +313,7 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
       bounded_loops_.emplace_back(s.range, "while");
       break;
     }
-    active = condition(*s.value, active);
+    active = condition(*s.value, active, &s, "this loop's condition");
     if (!any(active))
       break;
     Mask body = active;

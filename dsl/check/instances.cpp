@@ -1,10 +1,16 @@
 // Size instances: Z3 picks concrete values of a kernel's integer scalar
 // parameters that satisfy its assume(...) facts, small enough to execute
 // every block and thread: the smallest, and the smallest with every size
-// larger, at least 64, and two or more blocks per grid dimension.
+// larger, at least 64, and two or more blocks per grid dimension. Integers
+// that are not sizes (named by no tensor shape and no grid) may be 0 or
+// negative: each is also run at the boundary values of its assumed range.
 #include "instances.h"
 
+#include "contents.h"
 #include "z3_terms.h"
+
+#include <algorithm>
+#include <set>
 
 namespace argus::check::detail {
 
@@ -12,8 +18,18 @@ using ast::Expr;
 
 namespace {
 
-// Integer scalar parameters that are not constexpr: the sizes.
-std::vector<const sema::Symbol *> size_params(const sema::FunctionInfo &kernel) {
+void names_in(const sema::SemaResult &sema, const Expr &e, std::set<const sema::Symbol *> &out) {
+  if (e.kind == ast::ExprKind::Name)
+    if (auto it = sema.references.find(&e); it != sema.references.end())
+      out.insert(it->second);
+  for (const auto &op : e.operands)
+    if (op)
+      names_in(sema, *op, out);
+}
+
+} // namespace
+
+std::vector<const sema::Symbol *> integer_params(const sema::FunctionInfo &kernel) {
   std::vector<const sema::Symbol *> out;
   for (const sema::Symbol *p : kernel.params)
     if (p && !p->is_constexpr && p->type.kind == sema::TypeKind::Scalar &&
@@ -21,6 +37,25 @@ std::vector<const sema::Symbol *> size_params(const sema::FunctionInfo &kernel) 
       out.push_back(p);
   return out;
 }
+
+std::set<const sema::Symbol *> size_params(const sema::SemaResult &sema,
+                                           const sema::FunctionInfo &kernel) {
+  std::set<const sema::Symbol *> named;
+  const ast::Function &fn = *kernel.function;
+  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i)
+    if (kernel.params[i] && kernel.params[i]->type.is_tensor() && fn.params[i].annotation)
+      names_in(sema, *fn.params[i].annotation, named);
+  for (const Expr *g : kernel.grid)
+    if (g)
+      names_in(sema, *g, named);
+  std::set<const sema::Symbol *> out;
+  for (const sema::Symbol *p : integer_params(kernel))
+    if (named.count(p))
+      out.insert(p);
+  return out;
+}
+
+namespace {
 
 // Names in assumptions and grids: a size (its term in `vars`) or a constant.
 Z3Terms::Lookup size_lookup(z3::context &ctx, const sema::SemaResult &sema,
@@ -37,12 +72,29 @@ Z3Terms::Lookup size_lookup(z3::context &ctx, const sema::SemaResult &sema,
   };
 }
 
+// Whether an assumption stays linear (a product or divisor has a constant
+// side): Z3's optimize may not keep its time limit on nonlinear facts.
+bool linear(const sema::SemaResult &sema, const Expr &e) {
+  if (e.kind == ast::ExprKind::Binary &&
+      (e.binary_op == ast::BinaryOp::Mul || e.binary_op == ast::BinaryOp::FloorDiv ||
+       e.binary_op == ast::BinaryOp::Mod) &&
+      !sema.constant_of(*e.operands[1]) &&
+      (e.binary_op != ast::BinaryOp::Mul || !sema.constant_of(*e.operands[0])))
+    return false;
+  for (const auto &op : e.operands)
+    if (op && !linear(sema, *op))
+      return false;
+  return true;
+}
+
 } // namespace
 
 InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                 unsigned timeout_ms) {
   InstanceChoice choice;
-  const auto params = size_params(kernel);
+  const sema::SemaResult &sema = *file.sema;
+  const auto params = integer_params(kernel);
+  const auto sizes = size_params(sema, kernel);
   if (params.empty()) {
     choice.instances.push_back({});
     return choice;
@@ -51,15 +103,18 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   std::map<const sema::Symbol *, z3::expr> vars;
   for (const sema::Symbol *p : params)
     vars.emplace(p, ctx.int_const(p->name.c_str()));
-  const sema::SemaResult &sema = *file.sema;
   Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
   z3::expr_vector facts(ctx);
+  const int64_t window = int64_t{1} << 16;
   for (const auto &[p, v] : vars) {
-    // Sizes are positive; a ceiling keeps executions small when assume says nothing.
-    facts.push_back(v >= 1);
-    facts.push_back(v <= (1 << 16));
+    // Sizes are positive; other integers may be 0 or negative. A window keeps
+    // executions small when assume says nothing.
+    facts.push_back(v >= (sizes.count(p) ? ctx.int_val(1) : ctx.int_val(-window)));
+    facts.push_back(v <= ctx.int_val(window));
   }
   for (const Expr *a : kernel.assumptions) {
+    if (is_content_fact(sema, *a))
+      continue; // contents are chosen per instance (contents.h)
     if (auto b = terms.boolean(*a))
       facts.push_back(*b);
     else
@@ -70,8 +125,13 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
     if (g && !sema.constant_of(*g))
       if (auto t = terms.integer(*g))
         grid.push_back(*t);
+  // Small sizes, and other integers near 0.
+  z3::expr magnitude = ctx.int_val(0);
+  for (const auto &[s, v] : vars)
+    magnitude = magnitude + (sizes.count(s) ? v : z3::ite(v < 0, -v, v));
 
-  auto solve = [&](const z3::expr_vector &extra) -> std::optional<std::map<std::string, int64_t>> {
+  auto optimize = [&](const z3::expr_vector &extra,
+                      const z3::expr &objective) -> std::optional<std::map<std::string, int64_t>> {
     z3::optimize opt(ctx);
     z3::params p(ctx);
     p.set("timeout", timeout_ms);
@@ -80,22 +140,20 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
       opt.add(f);
     for (const auto &f : extra)
       opt.add(f);
-    z3::expr sum = ctx.int_val(0);
-    for (const auto &[s, v] : vars)
-      sum = sum + v;
-    opt.minimize(sum);
+    opt.minimize(objective);
     if (opt.check() != z3::sat)
       return std::nullopt;
     z3::model model = opt.get_model();
-    std::map<std::string, int64_t> sizes;
+    std::map<std::string, int64_t> values;
     for (const auto &[s, v] : vars) {
       int64_t x = 0;
       if (!model.eval(v, true).is_numeral_i64(x))
         return std::nullopt;
-      sizes[s->name] = x;
+      values[s->name] = x;
     }
-    return sizes;
+    return values;
   };
+  auto solve = [&](const z3::expr_vector &extra) { return optimize(extra, magnitude); };
 
   auto first = solve(z3::expr_vector(ctx));
   if (!first) {
@@ -109,13 +167,61 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   // Sizes of at least 64 make strides realistic enough for the coalescing and
   // bank-conflict lints (a 2-element row looks coalesced).
   for (const auto &[s, v] : vars) {
+    if (!sizes.count(s))
+      continue;
     more.push_back(v > ctx.int_val(static_cast<int64_t>(first->at(s->name))));
     more.push_back(v >= 64);
   }
   for (const auto &g : grid)
     more.push_back(g >= 2);
-  if (auto second = solve(more))
-    choice.instances.push_back(*second);
+  if (!more.empty())
+    if (auto second = solve(more))
+      choice.instances.push_back(*second);
+  // Integers that are not sizes: the boundary values of their assumed range
+  // (0, the smallest, the largest); where assume bounds a side not at all, a
+  // few values instead (1, -1, 1024), reported as sampled.
+  const bool all_linear =
+      std::all_of(kernel.assumptions.begin(), kernel.assumptions.end(), [&](const Expr *a) {
+        return !a || is_content_fact(sema, *a) || linear(sema, *a);
+      });
+  for (const auto &[s, v] : vars) {
+    if (sizes.count(s))
+      continue;
+    if (!all_linear) {
+      // Nonlinear facts: only the values of the instances above, said so.
+      std::vector<int64_t> tried;
+      for (const auto &inst : choice.instances)
+        if (std::find(tried.begin(), tried.end(), inst.at(s->name)) == tried.end())
+          tried.push_back(inst.at(s->name));
+      choice.sampled.emplace_back(s, tried);
+      continue;
+    }
+    auto lo = optimize(z3::expr_vector(ctx), v);
+    auto hi = optimize(z3::expr_vector(ctx), -v);
+    if (!lo || !hi)
+      continue;
+    const int64_t min = lo->at(s->name), max = hi->at(s->name);
+    const bool bounded = min > -window && max < window;
+    std::vector<int64_t> candidates{0, 1};
+    candidates.push_back(min > -window ? min : -1);
+    candidates.push_back(max < window ? max : 1024);
+    std::vector<int64_t> tried;
+    for (int64_t c : candidates) {
+      if (std::find(tried.begin(), tried.end(), c) != tried.end())
+        continue;
+      z3::expr_vector pin(ctx);
+      pin.push_back(v == ctx.int_val(c));
+      auto at = solve(pin);
+      if (!at)
+        continue;
+      tried.push_back(c);
+      if (std::find(choice.instances.begin(), choice.instances.end(), *at) ==
+          choice.instances.end())
+        choice.instances.push_back(*at);
+    }
+    if (!bounded)
+      choice.sampled.emplace_back(s, tried);
+  }
   return choice;
 }
 
@@ -124,7 +230,7 @@ bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &ke
   const sema::SemaResult &sema = *file.sema;
   z3::context ctx;
   std::map<const sema::Symbol *, z3::expr> vars;
-  for (const sema::Symbol *p : size_params(kernel)) {
+  for (const sema::Symbol *p : integer_params(kernel)) {
     auto it = sizes.find(p->name);
     if (it == sizes.end())
       return false;
@@ -136,8 +242,9 @@ bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &ke
   p.set("timeout", timeout_ms);
   solver.set(p);
   for (const Expr *a : kernel.assumptions)
-    if (auto b = terms.boolean(*a))
-      solver.add(*b);
+    if (!is_content_fact(sema, *a))
+      if (auto b = terms.boolean(*a))
+        solver.add(*b);
   return solver.check() == z3::sat;
 }
 

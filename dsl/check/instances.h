@@ -4,6 +4,7 @@
 #include "argus/dsl/frontend.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,16 @@ struct InstanceChoice {
   std::vector<std::map<std::string, int64_t>> instances;
   std::vector<const ast::Expr *> untranslated; // assume conditions Z3 could not take
   bool unsatisfiable = false;                  // no sizes satisfy the assumptions
+  // Integers that are not sizes with a side no assume bounds: the values tried.
+  std::vector<std::pair<const sema::Symbol *, std::vector<int64_t>>> sampled;
 };
+
+// The kernel's integer scalar parameters that are not constexpr.
+std::vector<const sema::Symbol *> integer_params(const sema::FunctionInfo &kernel);
+// Those a tensor shape or the grid names: sizes, at least 1. The others may
+// be 0 or negative.
+std::set<const sema::Symbol *> size_params(const sema::SemaResult &sema,
+                                           const sema::FunctionInfo &kernel);
 
 InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                 unsigned timeout_ms);

@@ -55,6 +55,9 @@ struct Tag {
   // Derived from a read that was already reported (never written, async data
   // before its wait): assertions on it stay quiet, one error is enough.
   bool poison = false;
+  // Derived from an integer the host wrote (Machine::content_names_), whose
+  // value the checker does not know: -1 when none.
+  int16_t contents = -1;
   Tag() { field.fill(kAbsent); }
   bool empty() const;
 };
@@ -69,6 +72,7 @@ inline Tag join(const Tag &a, const Tag &b) {
   }
   out.origin = a.origin >= 0 ? a.origin : b.origin;
   out.poison = a.poison || b.poison;
+  out.contents = a.contents >= 0 ? a.contents : b.contents;
   return out;
 }
 std::string field_text(int64_t v); // "⊤" / "absent" / the number
@@ -234,6 +238,10 @@ public:
   const std::array<int64_t, 3> &grid_dim() const { return grid_dim_; }
   bool interrupted() const { return interrupted_; }
 
+  // Contents of integer tensors the host writes (contents.h): tensor name →
+  // elements in row-major order, set before run(). Tensors not named read 0.
+  std::map<std::string, std::vector<int64_t>> contents_;
+
   // --- shared by the parts (public for the parts' free functions) ---
   const CheckedFile &file_;
   const sema::SemaResult &sema_;
@@ -300,6 +308,19 @@ public:
     int64_t last = -1, run = 0;
   };
   std::map<uint64_t, Walk> walks_;
+
+  // Integer host tensors whose contents no assume states (Tag::contents
+  // indexes them): a value derived from them that decides an index, a loop
+  // bound, a branch or a barrier's reach is a W0901 (contents.cpp).
+  std::vector<std::string> content_names_;
+  std::set<std::string> stated_tensors_;
+  bool has_unknown_contents_ = false;
+  void load_contents(Buffer &b, const std::string &name);
+  int16_t unknown_contents(const Value &v, const Mask &m) const;
+  void carry_contents(Value &out, const Value &a, const Value *b) const;
+  void check_known(const Value &v, const Mask &m, const Range &at, const std::string &what);
+  void report_unknown_contents(int16_t id, const Range &at, const std::string &message);
+  void report_barriers_under(const ast::Stmt &s, int16_t id);
 
   // machine.cpp
   int field_id(const std::string &name);
@@ -402,7 +423,10 @@ public:
   // The one view every thread in `m` uses, or the value as it is.
   Value narrow(const Value &v, const Mask &m) const;
   Mask alternative_mask(const Value &choice, size_t k, const Mask &m) const;
-  Mask condition(const ast::Expr &e, const Mask &m); // truth, W0901 when not a number
+  // Truth of a branch or loop condition; W0901 when it is not a number or depends on
+  // unstated contents (then also at the barriers under `owner`).
+  Mask condition(const ast::Expr &e, const Mask &m, const ast::Stmt *owner = nullptr,
+                 const char *what = "this condition");
   std::vector<int64_t> const_tuple(const ast::Expr &e, const Mask &m);
   Mask truth(const Value &v, const Mask &m) const;
   void assign_lanes(Value &dst, const Value &src, const Mask &m) const;

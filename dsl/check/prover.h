@@ -5,10 +5,13 @@
 #pragma once
 
 #include "argus/dsl/checker.h"
+#include "contents.h"
+#include "instances.h"
 #include "z3_terms.h"
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,7 +41,11 @@ struct Query {
   size_t dim = 0;
   z3::expr violated; // facts of the path ∧ the index outside [0, extent)
   std::string index_text;
+  bool uses_contents = false; // reads tensor contents (their facts decide it)
 };
+
+// `fact for i in range(n)`: lowered to a Lambda with two operands.
+inline bool is_generator(const Expr &e) { return e.kind == ExprKind::Lambda && e.operands.size() == 2; }
 
 class BoundsProver {
 public:
@@ -51,20 +58,24 @@ public:
       : sema_(*file.sema), kernel_(kernel), ctx_(ctx), suffix_(std::move(suffix)),
         terms_(
             ctx_, sema_, [this](const Expr &n) { return name(n); },
-            [this](const Expr &c) { return call(c); }),
-        facts_(ctx_) {
+            [this](const Expr &c) { return call(c); },
+            [this](const Expr &e) { return element(e); }),
+        facts_(ctx_), stated_(stated_tensors(file, kernel)) {
     const int warp = kernel.target == sema::Target::Gfx942 ? 64 : 32;
     warp_ = warp;
-    for (const sema::Symbol *p : kernel.params)
-      if (p && !p->is_constexpr && p->type.kind == sema::TypeKind::Scalar &&
-          sema::is_integer(p->type.scalar)) {
-        z3::expr v = ctx_.int_const(p->name.c_str());
-        sizes_.emplace(p, v);
+    const auto sizes = size_params(sema_, kernel);
+    // Sizes are at least 1; other integers are constrained by assume only.
+    for (const sema::Symbol *p : integer_params(kernel)) {
+      z3::expr v = ctx_.int_const(p->name.c_str());
+      sizes_.emplace(p, v);
+      if (sizes.count(p))
         facts_.push_back(v >= 1);
-        if (pinned)
-          if (auto it = pinned->find(p->name); it != pinned->end())
-            facts_.push_back(v == ctx_.int_val(static_cast<int64_t>(it->second)));
-      }
+      else
+        free_.insert(p);
+      if (pinned)
+        if (auto it = pinned->find(p->name); it != pinned->end())
+          facts_.push_back(v == ctx_.int_val(static_cast<int64_t>(it->second)));
+    }
     for (int d = 0; d < 3; ++d) {
       const int64_t b =
           d < static_cast<int>(kernel.block.size()) ? kernel.block[static_cast<size_t>(d)] : 1;
@@ -76,8 +87,9 @@ public:
     }
     collect_definitions(kernel.function->body);
     for (const Expr *a : kernel.assumptions)
-      if (auto t = terms_.boolean(*a))
-        facts_.push_back(*t);
+      if (!is_content_fact(sema_, *a))
+        if (auto t = terms_.boolean(*a))
+          facts_.push_back(*t);
     for (size_t d = 0; d < 3; ++d) {
       if (d < kernel.grid.size() && kernel.grid[d]) {
         if (auto g = terms_.integer(*kernel.grid[d])) {
@@ -98,6 +110,7 @@ public:
   std::vector<Query> collect() {
     std::vector<z3::expr> path;
     walk(kernel_.function->body, path);
+    add_content_facts();
     return std::move(queries_);
   }
 
@@ -134,11 +147,94 @@ public:
   z3::expr size_sum() {
     z3::expr s = ctx_.int_val(0);
     for (const auto &[sym, v] : sizes_)
-      s = s + v;
+      s = s + (free_.count(sym) ? z3::ite(v < 0, -v, v) : v);
     return s;
   }
 
 private:
+  // A read of a stated integer tensor: its contents as an uninterpreted
+  // function of the indices, constrained by the facts instantiated at the
+  // indices the kernel reads (add_content_facts).
+  std::optional<z3::expr> element(const Expr &e) {
+    if (e.operands[0]->kind != ExprKind::Name || !stated_.count(e.operands[0]->name))
+      return std::nullopt;
+    const sema::Symbol *s = symbol_of(*e.operands[0]);
+    if (!s || s->kind != sema::SymbolKind::Parameter || !s->type.is_tensor() ||
+        sema::is_float(s->type.tensor->dtype))
+      return std::nullopt;
+    z3::expr_vector args(ctx_);
+    z3::sort_vector domain(ctx_);
+    for (size_t d = 1; d < e.operands.size(); ++d) {
+      auto t = terms_.integer(*e.operands[d]);
+      if (!t)
+        return std::nullopt;
+      args.push_back(*t);
+      domain.push_back(ctx_.int_sort());
+    }
+    const std::string &name = e.operands[0]->name;
+    auto fn = contents_.find(name);
+    if (fn == contents_.end())
+      fn = contents_
+               .emplace(name, ctx_.function(("contents." + name).c_str(), domain, ctx_.int_sort()))
+               .first;
+    ++content_reads_;
+    if (args.size() == 1)
+      reads_[name].push_back(args[0]);
+    return fn->second(args);
+  }
+
+  // Each fact `P(i) for i in range(a, b)` holds at every index i of the
+  // kernel's reads t[j] for which P names t[i + c]: i = j - c, when it lies
+  // in the range. Instances of a universal fact only: a proof is sound, a
+  // counterexample may not be (it is not reported unless it replays).
+  void add_content_facts() {
+    const auto reads = reads_; // the kernel's reads, not those of the facts
+    for (const Expr *a : kernel_.assumptions) {
+      if (!a || !is_content_fact(sema_, *a))
+        continue;
+      if (!is_generator(*a)) {
+        if (auto t = terms_.boolean(*a))
+          facts_.push_back(*t);
+        continue;
+      }
+      const Expr &range = *a->operands[1];
+      if (range.kind != ExprKind::Call || range.arg_count() < 1)
+        continue;
+      std::optional<z3::expr> lo = ctx_.int_val(0), hi;
+      if (range.arg_count() >= 2)
+        lo = terms_.integer(range.arg(0));
+      hi = terms_.integer(range.arg(range.arg_count() >= 2 ? 1 : 0));
+      if (!lo || !hi)
+        continue;
+      const std::string &var = a->lambda_params[0].name;
+      // The offsets c of t[i + c] in the fact (i coefficient 1).
+      std::vector<std::pair<std::string, z3::expr>> shifts;
+      const z3::expr probe = ctx_.int_const(("forall." + var).c_str());
+      generator_.insert_or_assign(var, probe);
+      std::function<void(const Expr &)> find = [&](const Expr &e) {
+        if (e.kind == ExprKind::Subscript && e.operands.size() == 2 &&
+            e.operands[0]->kind == ExprKind::Name && reads.count(e.operands[0]->name))
+          if (auto t = terms_.integer(*e.operands[1])) {
+            int64_t c = 0;
+            if ((*t - probe).simplify().is_numeral_i64(c))
+              shifts.emplace_back(e.operands[0]->name, ctx_.int_val(c));
+          }
+        for (const auto &op : e.operands)
+          if (op)
+            find(*op);
+      };
+      find(*a->operands[0]);
+      for (const auto &[tensor, c] : shifts)
+        for (const z3::expr &j : reads.at(tensor)) {
+          const z3::expr i = j - c;
+          generator_.insert_or_assign(var, i);
+          if (auto body = terms_.boolean(*a->operands[0]))
+            facts_.push_back(z3::implies(i >= *lo && i < *hi, *body));
+        }
+      generator_.erase(var);
+    }
+  }
+
   const sema::Symbol *symbol_of(const Expr &e) const {
     auto it = sema_.references.find(&e);
     return it == sema_.references.end() ? nullptr : it->second;
@@ -185,6 +281,8 @@ private:
   }
 
   std::optional<z3::expr> name(const Expr &n) {
+    if (auto it = generator_.find(n.name); it != generator_.end())
+      return it->second;
     const sema::Symbol *s = symbol_of(n);
     if (!s)
       return std::nullopt;
@@ -379,6 +477,7 @@ private:
         if (blocked_ == 0)
           if (auto ext = extents(*e.operands[0]))
             for (size_t d = 0; d + 1 < e.operands.size() && d < ext->size(); ++d) {
+              const int64_t reads_before = content_reads_;
               auto idx = terms_.integer(*e.operands[d + 1]);
               auto extent = terms_.integer(*(*ext)[d]);
               if (!idx || !extent)
@@ -386,7 +485,8 @@ private:
               z3::expr bad = *idx < 0 || *idx >= *extent;
               for (const auto &p : path)
                 bad = bad && p;
-              queries_.push_back(Query{&e, d, bad, {}});
+              queries_.push_back(Query{&e, d, bad, {},
+                                       content_reads_ != reads_before || !path_reads_.empty()});
             }
         for (size_t i = 1; i < e.operands.size(); ++i)
           if (e.operands[i])
@@ -440,7 +540,11 @@ private:
         scan(*s.target, path, true);
       switch (s.kind) {
       case StmtKind::If: {
+        const int64_t reads_before = content_reads_;
         auto c = terms_.boolean(*s.value);
+        const bool reads = c && content_reads_ != reads_before;
+        if (reads)
+          path_reads_.push_back(&s);
         scan(*s.value, path);
         if (!c)
           ++blocked_;
@@ -455,12 +559,15 @@ private:
           path.pop_back();
         else
           --blocked_;
+        if (reads)
+          path_reads_.pop_back();
         break;
       }
       case StmtKind::For: {
         const Expr &r = *s.value;
         const sema::Symbol *var = s.target ? symbol_of(*s.target) : nullptr;
         std::optional<z3::expr> start, stop, step;
+        const int64_t reads_before = content_reads_;
         if (r.kind == ExprKind::Call && r.arg_count() >= 1) {
           const size_t n = r.arg_count();
           start = n >= 2 ? terms_.integer(r.arg(0)) : std::optional<z3::expr>(ctx_.int_val(0));
@@ -473,6 +580,9 @@ private:
                                                 ? sema_.constant_of(r.arg(2))
                                                 : std::optional<int64_t>(1);
         const bool ok = var && start && stop && step && step_value && *step_value > 0;
+        const bool reads = ok && content_reads_ != reads_before;
+        if (reads)
+          path_reads_.push_back(&s);
         if (ok) {
           // Named by walk order, not by line: a kernel that moved must give Z3
           // the same names (they can steer its search) for the cache to be exact.
@@ -491,6 +601,8 @@ private:
           path.pop_back();
         else
           --blocked_;
+        if (reads)
+          path_reads_.pop_back();
         break;
       }
       case StmtKind::While:
@@ -516,6 +628,13 @@ private:
   int warp_ = 32;
   std::vector<z3::expr> tid_, bid_, grid_;
   std::map<const sema::Symbol *, z3::expr> sizes_, loops_, bound_;
+  std::set<const sema::Symbol *> free_; // integer parameters that are not sizes
+  std::set<std::string> stated_;        // tensors whose contents assume states
+  std::map<std::string, z3::func_decl> contents_;
+  std::map<std::string, std::vector<z3::expr>> reads_; // rank-1 read indices per tensor
+  std::map<std::string, z3::expr> generator_;          // a fact's variable while translating
+  int64_t content_reads_ = 0;
+  std::vector<const Stmt *> path_reads_; // enclosing ifs and loops that read contents
   std::map<const sema::Symbol *, std::string> loop_names_;
   std::map<const sema::Symbol *, const Expr *> definitions_;
   std::map<const sema::Symbol *, int> assignments_;

@@ -1,5 +1,6 @@
 // One execution of a kernel at one size instance: global tensors, the grid,
 // and every block (or the boundary blocks of a large grid).
+#include "contents.h"
 #include "machine.h"
 
 #include <set>
@@ -21,6 +22,9 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   env_.clear();
   buffers_.clear();
   param_buffers_.clear();
+  content_names_.clear();
+  has_unknown_contents_ = false;
+  stated_tensors_ = stated_tensors(file_, kernel_);
   const ast::Function &fn = *kernel_.function;
   // Scalars first: tensor shapes name them.
   for (size_t i = 0; i < fn.params.size() && i < kernel_.params.size(); ++i) {
@@ -78,6 +82,7 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     const int index = new_buffer(std::move(b));
     for (Cell &c : buffers_[static_cast<size_t>(index)].data)
       c.initialized = true; // written by the host
+    load_contents(buffers_[static_cast<size_t>(index)], p->name);
     param_buffers_[p] = index;
     View v;
     v.buffer = index;

@@ -83,6 +83,10 @@ std::optional<z3::expr> Z3Terms::integer(const Expr &e) {
       return call_(e);
     return std::nullopt;
   }
+  case ExprKind::Subscript:
+    if (subscript_)
+      return subscript_(e);
+    return std::nullopt;
   case ExprKind::Compare:
   case ExprKind::BoolOp: {
     auto b = boolean(e);

@@ -20,8 +20,10 @@ class Z3Terms {
 public:
   using Lookup = std::function<std::optional<z3::expr>(const ast::Expr &name)>;
 
-  Z3Terms(z3::context &ctx, const sema::SemaResult &sema, Lookup lookup, Lookup call = nullptr)
-      : ctx_(ctx), sema_(sema), lookup_(std::move(lookup)), call_(std::move(call)) {}
+  Z3Terms(z3::context &ctx, const sema::SemaResult &sema, Lookup lookup, Lookup call = nullptr,
+          Lookup subscript = nullptr)
+      : ctx_(ctx), sema_(sema), lookup_(std::move(lookup)), call_(std::move(call)),
+        subscript_(std::move(subscript)) {}
 
   // An Int-sorted term, or nothing when some part is outside the fragment.
   std::optional<z3::expr> integer(const ast::Expr &e);
@@ -32,7 +34,8 @@ private:
   z3::context &ctx_;
   const sema::SemaResult &sema_;
   Lookup lookup_;
-  Lookup call_; // calls other than cdiv/min/max (launch coordinates, @device functions)
+  Lookup call_;      // calls other than cdiv/min/max (launch coordinates, @device functions)
+  Lookup subscript_; // t[i]: an element of a tensor's contents (assume facts over contents)
 };
 
 // Floor division and modulo (Python semantics) for a divisor that may be negative.

@@ -38,7 +38,10 @@ constexpr Construct kNotIn{"'not in' comparison", "'not in' comparisons are", nu
 constexpr Construct kLtGt{"'<>' comparison", "the Python 2 operator '<>' is", "use !="};
 constexpr Construct kLambdaParameter{"lambda parameter",
                                      "lambda parameters other than plain names are", nullptr};
-constexpr Construct kGeneratorArgument{"generator argument", "generator expressions are", nullptr};
+constexpr Construct kGeneratorArgument{"generator argument", "generator expressions are",
+                                       "only assume(fact for i in range(n)) takes one"};
+constexpr Construct kGeneratorFact{
+    "generator fact", "generator expressions other than (fact for i in range(n)) are", nullptr};
 constexpr Construct kListTarget{"list target", "list unpacking targets ([a, b] = ...) are",
                                 "use a tuple: a, b = ..."};
 constexpr Construct kStarredTarget{"starred target", "starred assignment targets (*x) are",
@@ -442,9 +445,20 @@ ast::ExprPtr Lowerer::lower_call(TSNode node) {
   const TSNode arguments = field(node, f.arguments);
   if (ts_node_is_null(arguments))
     return error_expr(range);
+  // Facts over tensor contents: assume(fact for i in range(n)).
+  const bool takes_generator =
+      expr->operands[0]->kind == ast::ExprKind::Name && expr->operands[0]->name == "assume";
   if (sym(arguments) == Sym::GeneratorExpression) {
-    reject_expr(arguments, kGeneratorArgument);
-    return error_expr(range);
+    if (!takes_generator) {
+      reject_expr(arguments, kGeneratorArgument);
+      return error_expr(range);
+    }
+    // assume(x for i in r): the generator is the only argument.
+    ast::ExprPtr generator = lower_generator(arguments);
+    if (generator->kind == ast::ExprKind::Error)
+      return error_expr(range);
+    expr->operands.push_back(std::move(generator));
+    return expr;
   }
   // Argument unpacking changes the call's arity, so a call with it becomes an Error as a
   // whole: sema must not count its arguments.
@@ -484,10 +498,17 @@ ast::ExprPtr Lowerer::lower_call(TSNode node) {
       reject_expr(c.node, c.sym == Sym::DictionarySplat ? kDoubleStarred : kStarred);
       failed = true;
       break;
-    case Sym::GeneratorExpression:
-      reject_expr(c.node, kGeneratorArgument);
-      failed = true;
+    case Sym::GeneratorExpression: {
+      if (!takes_generator) {
+        reject_expr(c.node, kGeneratorArgument);
+        failed = true;
+        break;
+      }
+      ast::ExprPtr generator = lower_generator(c.node);
+      failed = failed || generator->kind == ast::ExprKind::Error;
+      expr->operands.push_back(std::move(generator));
       break;
+    }
     default:
       if (!expr->keywords.empty() && !failed) {
         error(codes::kSyntaxError, range_of(c.node),
@@ -676,6 +697,31 @@ ast::ExprPtr Lowerer::lower_lambda(TSNode node) {
   expr->operands.push_back(lower_expr(field(node, f.body)));
   if (failed)
     return error_expr(range_of(node));
+  return expr;
+}
+
+// `(element for name in iterable)` with one for clause and no if clause: a
+// fact for every value of name (assume over tensor contents). It lowers to a
+// Lambda with a second operand: lambda_params[0] ranges over operands[1] and
+// operands[0] is the element (a lambda proper has one operand).
+ast::ExprPtr Lowerer::lower_generator(TSNode node) {
+  const Fields &f = g_.fields;
+  const Range range = range_of(node);
+  std::vector<TSNode> clauses;
+  for (const Child &c : named_children(node))
+    if (c.field != f.body)
+      clauses.push_back(c.node);
+  if (clauses.size() != 1 || sym(clauses[0]) != Sym::ForInClause)
+    return reject_expr(node, kGeneratorFact);
+  const TSNode clause = clauses[0];
+  const TSNode target = field(clause, f.left);
+  const TSNode iterable = field(clause, f.right);
+  if (ts_node_is_null(target) || sym(target) != Sym::Identifier || ts_node_is_null(iterable))
+    return reject_expr(node, kGeneratorFact);
+  auto expr = make_expr(ast::ExprKind::Lambda, range);
+  expr->lambda_params.push_back(ast::LambdaParam{identifier(target), range_of(target)});
+  expr->operands.push_back(lower_expr(field(node, f.body)));
+  expr->operands.push_back(lower_expr(iterable));
   return expr;
 }
 

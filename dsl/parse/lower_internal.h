@@ -120,6 +120,7 @@ namespace argus::lower_detail {
   X(SetComprehension, "set_comprehension")                                                         \
   X(DictionaryComprehension, "dictionary_comprehension")                                           \
   X(GeneratorExpression, "generator_expression")                                                   \
+  X(ForInClause, "for_in_clause")                                                                  \
   X(Await, "await")                                                                                \
   X(Yield, "yield")                                                                                \
   X(NamedExpression, "named_expression")                                                           \
@@ -331,6 +332,7 @@ private:
   ast::ExprPtr lower_boolean(TSNode node);
   ast::ExprPtr lower_conditional(TSNode node);
   ast::ExprPtr lower_lambda(TSNode node);
+  ast::ExprPtr lower_generator(TSNode node);
   ast::ExprPtr reject_expr(TSNode node, const Construct &construct);
   ast::ExprPtr error_expr(Range range);
   ast::ExprPtr too_deep(TSNode node);

@@ -224,6 +224,32 @@ Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
       result_.expr_types[arg] = bound.types[i];
       continue;
     }
+    if (arg->kind == ExprKind::Lambda && arg->operands.size() == 2 &&
+        param.kind == ArgKind::Condition && name == "assume") {
+      // assume(fact for i in range(n)): the fact holds for every i of the range.
+      const Expr &iterable = *arg->operands[1];
+      if (iterable.kind != ExprKind::Call || iterable.callee().dotted_name() != "range" ||
+          iterable.arg_count() < 1 || iterable.arg_count() > 2) {
+        error(codes::kArgumentType, iterable.range,
+              "a fact of assume(...) ranges over range(n) or range(a, b)");
+        ok = false;
+      } else {
+        for (size_t k = 0; k < iterable.arg_count(); ++k) {
+          const Type bound_type = check_expr(iterable.arg(k));
+          if (!bound_type.is_unknown() && !bound_type.is_integer_like())
+            fail(codes::kArgumentType, "ranges over a bound that is not an integer");
+        }
+      }
+      std::vector<std::string> saved = lambda_params_;
+      lambda_params_.push_back(arg->lambda_params[0].name);
+      const Type fact = check_expr(*arg->operands[0]);
+      lambda_params_ = std::move(saved);
+      if (!fact.is_unknown() && !fact.is_numeric())
+        fail(codes::kArgumentType, "must be a condition, got " + fact.str());
+      bound.types[i] = Type::scalar_of(ScalarKind::Bool);
+      result_.expr_types[arg] = bound.types[i];
+      continue;
+    }
     const Type t = check_expr(*arg);
     bound.types[i] = t;
     if (t.is_unknown()) {

@@ -187,8 +187,12 @@ Type Analyzer::check_expr(const Expr &expr) {
   case ExprKind::Conditional:
     return check_conditional(expr);
   case ExprKind::Lambda:
+    // A generator lowers to a Lambda with two operands (lower_generator).
     error(codes::kInvalidOperand, expr.range,
-          "a lambda is only allowed as the tag function of tag(T, lambda ...: {...})");
+          expr.operands.size() == 2
+              ? "a generator expression is only allowed as a fact of assume(...), as in "
+                "assume(0 <= idx[i] < N for i in range(T))"
+              : "a lambda is only allowed as the tag function of tag(T, lambda ...: {...})");
     return record(expr, Type::unknown());
   case ExprKind::Error:
     return record(expr, Type::unknown());

@@ -3,6 +3,8 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
 #include "argus/dsl/frontend.h"
+#include "contents.h"
+#include "instances.h"
 #include "machine.h"
 #include "symbolic.h"
 #include "test_support.h"
@@ -380,6 +382,69 @@ TEST(SymbolicStopTest, CancelledOrLateProofsStopAndALateOneSaysSo) {
   ASSERT_EQ(late.violations.size(), 1u);
   EXPECT_EQ(late.violations[0].kind, "unproven");
   EXPECT_NE(late.violations[0].message.find("time limit"), std::string::npos);
+}
+
+// The MoE offsets of the corpus: monotone, from 0 to T, each within [0, T].
+TEST(ContentsTest, OffsetsGetSeveralChoicesThatSatisfyTheFacts) {
+  const fs::path path =
+      checker_test::kSourceDir / "tests" / "checker" / "corpus" / "moe_grouped_gemm_ok.argus";
+  const CheckedFile file = front_end("moe.argus", read_file(path));
+  ASSERT_FALSE(file.has_errors());
+  const sema::FunctionInfo *kernel = file.sema->function_info("moe_grouped_gemm");
+  ASSERT_NE(kernel, nullptr);
+  const int64_t tokens = 64;
+  const auto choice = check::detail::choose_contents(file, *kernel, {{"T", tokens}}, 10000);
+  EXPECT_EQ(choice.failure, "");
+  ASSERT_GE(choice.choices.size(), 3u);
+  bool empty_expert = false, uneven = false, partial_tile = false;
+  for (const auto &c : choice.choices) {
+    const std::vector<int64_t> &offsets = c.at("offsets");
+    ASSERT_EQ(offsets.size(), 4u);
+    EXPECT_EQ(offsets.front(), 0);
+    EXPECT_EQ(offsets.back(), tokens);
+    std::set<int64_t> lengths;
+    for (size_t e = 0; e + 1 < offsets.size(); ++e) {
+      const int64_t rows = offsets[e + 1] - offsets[e];
+      EXPECT_GE(rows, 0);
+      empty_expert = empty_expert || rows == 0;
+      partial_tile = partial_tile || rows % 4 != 0;
+      lengths.insert(rows);
+    }
+    uneven = uneven || lengths.size() == 3;
+  }
+  EXPECT_TRUE(empty_expert);
+  EXPECT_TRUE(uneven);
+  EXPECT_TRUE(partial_tile);
+}
+
+TEST(ContentsTest, AGeneratorIsOnlyAFactOfAssume) {
+  const CheckedFile file = front_end("g.argus", "@kernel(grid=(1,), block=32)\n"
+                                                "def k(idx: Tensor((T,), i32), T: i32):\n"
+                                                "    x = all(idx[i] >= 0 for i in range(T))\n");
+  bool found = false;
+  for (const Diagnostic &d : file.diagnostics)
+    found = found || d.message.find("only assume(fact for i in range(n))") != std::string::npos;
+  EXPECT_TRUE(found);
+}
+
+// Integer parameters no shape and no grid names are not sizes: 0 and the
+// ends of the assumed range are instances.
+TEST(InstancesTest, AnIntegerThatIsNotASizeRunsAtItsBoundaryValues) {
+  const CheckedFile file = front_end("x.argus", "@kernel(grid=(1,), block=32)\n"
+                                                "def k(A: Tensor((N,), f32), N: i32, x: i32):\n"
+                                                "    assume(x >= -2, x < 4, N >= 128)\n"
+                                                "    A[0] = 1.0\n");
+  ASSERT_FALSE(file.has_errors());
+  const sema::FunctionInfo *kernel = file.sema->function_info("k");
+  const auto sizes = check::detail::size_params(*file.sema, *kernel);
+  ASSERT_EQ(sizes.size(), 1u);
+  EXPECT_EQ((*sizes.begin())->name, "N");
+  const auto choice = check::detail::choose_instances(file, *kernel, 10000);
+  std::set<int64_t> xs;
+  for (const auto &inst : choice.instances)
+    xs.insert(inst.at("x"));
+  EXPECT_TRUE(xs.count(0) && xs.count(-2) && xs.count(3)) << nlohmann::json(xs).dump();
+  EXPECT_TRUE(choice.sampled.empty());
 }
 
 } // namespace

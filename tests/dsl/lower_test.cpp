@@ -737,6 +737,8 @@ TEST(Lower, UnsupportedExpressions) {
       {"    x = {i: i for i in y}\n", E0202, "dict comprehensions"},
       {"    x = (i for i in y)\n", E0202, "generator expressions"},
       {"    x = f(i for i in y)\n", E0202, "generator expressions"},
+      {"    assume(i for i in y for j in z)\n", E0202, "generator expressions other than"},
+      {"    assume(i for i in y if i)\n", E0202, "generator expressions other than"},
       {"    x = await y\n", E0202, "await expressions"},
       {"    x = yield y\n", E0202, "yield expressions"},
       {"    x = (y := 1)\n", E0202, "assignment expressions"},
