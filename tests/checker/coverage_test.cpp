@@ -10,6 +10,7 @@
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
 #include "argus/dsl/frontend.h"
+#include "contents.h"
 #include "machine.h"
 #include "test_support.h"
 
@@ -109,12 +110,20 @@ TEST_P(CoverageTest, EveryStatementIsExecutedOrReportedUnproven) {
     std::unordered_set<const ast::Stmt *> visited;
     ASSERT_FALSE(report.instances.empty()) << report.kernel;
     for (const auto &sizes : report.instances) {
-      check::detail::Machine machine(file, *kernel, options);
-      machine.run(sizes);
-      visited.insert(machine.visited_.begin(), machine.visited_.end());
-      for (const check::Violation &v : machine.take_violations())
-        if (v.kind == "unproven")
-          unproven.push_back(v.range);
+      // Each instance runs at every content choice the checker runs it at (a kernel that
+      // states facts about its tensors' contents); a kernel that states none runs once.
+      auto choice = check::detail::choose_contents(file, *kernel, sizes, options.query_timeout_ms);
+      if (choice.choices.empty())
+        choice.choices.emplace_back();
+      for (const auto &contents : choice.choices) {
+        check::detail::Machine machine(file, *kernel, options);
+        machine.contents_ = contents;
+        machine.run(sizes);
+        visited.insert(machine.visited_.begin(), machine.visited_.end());
+        for (const check::Violation &v : machine.take_violations())
+          if (v.kind == "unproven")
+            unproven.push_back(v.range);
+      }
     }
     StatementWalk walk(*file.sema);
     std::vector<const ast::Stmt *> path_to;
