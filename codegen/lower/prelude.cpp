@@ -10,21 +10,23 @@ const std::string_view kHostCheckPrelude = R"(#include <stdarg.h>
 
 #ifndef ARGUS_HOST_CHECK_HELPERS
 #define ARGUS_HOST_CHECK_HELPERS
-// Argus integer semantics on the host, in int64: floor division and modulo.
-static inline int64_t argus_host_floordiv(int64_t a, int64_t b) {
+// Argus integer semantics on the host, in int64: floor division and modulo. Each file uses
+// some of these; unused ones must not warn (clang warns on unused static inline in a .cpp).
+#define ARGUS_HOST_HELPER static inline __attribute__((unused))
+ARGUS_HOST_HELPER int64_t argus_host_floordiv(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-static inline int64_t argus_host_floormod(int64_t a, int64_t b) {
+ARGUS_HOST_HELPER int64_t argus_host_floormod(int64_t a, int64_t b) {
   const int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-static inline int64_t argus_host_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t argus_host_max(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline int64_t argus_host_abs(int64_t a) { return a < 0 ? -a : a; }
-static inline int64_t argus_host_cdiv(int64_t a, int64_t b) { return -argus_host_floordiv(-a, b); }
+ARGUS_HOST_HELPER int64_t argus_host_min(int64_t a, int64_t b) { return a < b ? a : b; }
+ARGUS_HOST_HELPER int64_t argus_host_max(int64_t a, int64_t b) { return a > b ? a : b; }
+ARGUS_HOST_HELPER int64_t argus_host_abs(int64_t a) { return a < 0 ? -a : a; }
+ARGUS_HOST_HELPER int64_t argus_host_cdiv(int64_t a, int64_t b) { return -argus_host_floordiv(-a, b); }
 // Writes a message into error[error_size] (when there is room) and returns code.
-static inline int argus_host_fail(char *error, size_t error_size, int code, const char *format,
+ARGUS_HOST_HELPER int argus_host_fail(char *error, size_t error_size, int code, const char *format,
                                   ...) {
   if (error != NULL && error_size > 0) {
     va_list args;
