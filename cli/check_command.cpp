@@ -32,8 +32,14 @@ Options:
   --format=text|json       text (default): clang-style, `file:line:col: error: ...`
                            with the source line and a caret under the range.
                            json: one JSON document on stdout, {"positionEncoding",
-                           "files": [{"path", "uri", "diagnostics": [LSP Diagnostic]}]};
+                           "files": [{"path", "uri", "diagnostics": [LSP Diagnostic],
+                           "verification": [per kernel: {"kernel", "instances",
+                           "unproven", "properties": {NAME: {"verdict", "detail"}}}]}]};
                            a file that cannot be read gets an "error" field.
+  -v, --verbose            Text output: after each file's diagnostics, one line per
+                           kernel saying which properties were proved for all sizes,
+                           checked at the size instances, violated, not checked
+                           or absent (docs/checker.md, "Verification summary").
   --position-encoding=utf-16|utf-8|utf-32
                            The unit of `character` in json ranges (default utf-16,
                            as in LSP). Text output always prints 1-based byte columns.
@@ -79,6 +85,7 @@ struct CheckOptions {
   std::vector<std::string> files;
   bool help = false;
   bool list_codes = false;
+  bool verbose = false;
 };
 
 constexpr OptionSpec kOptionSpecs[] = {
@@ -94,6 +101,8 @@ constexpr OptionSpec kOptionSpecs[] = {
     {"--sizes", true},
     {"--query-timeout-ms", true},
     {"-h", false},
+    {"--verbose", false},
+    {"-v", false},
 };
 
 std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::string> args) {
@@ -105,6 +114,7 @@ std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::
   CheckOptions result;
   result.help = options.has("--help") || options.has("-h");
   result.list_codes = options.has("--list-codes");
+  result.verbose = options.has("--verbose") || options.has("-v");
   result.files = options.positional;
   if (const std::string *format = options.last("--format")) {
     if (*format == "text")
@@ -245,12 +255,19 @@ int run_check(std::span<const std::string> args, Environment &env) {
       warnings += diagnostic.severity == Severity::Warning;
     }
     if (options.format == Format::Json) {
-      json_files.push_back(
-          checked_file_json(*checked.source, checked.diagnostics, options.position_encoding));
+      nlohmann::json entry =
+          checked_file_json(*checked.source, checked.diagnostics, options.position_encoding);
+      entry["verification"] = nlohmann::json::array();
+      for (const check::VerificationSummary &summary : checked.verification)
+        entry["verification"].push_back(check::to_json(summary));
+      json_files.push_back(std::move(entry));
       continue;
     }
     for (const Diagnostic &diagnostic : checked.diagnostics)
       write_diagnostic_text(env.out, *checked.source, diagnostic, text_options);
+    if (options.verbose)
+      for (const check::VerificationSummary &summary : checked.verification)
+        env.out << path << ": verified " << check::summary_line(summary) << '\n';
   }
 
   if (options.format == Format::Json) {

@@ -72,10 +72,13 @@ CheckedFile check_source(std::string path, std::string text, const FrontendOptio
     }
   }
   result.diagnostics = sink.take();
-  if (options.invariants && result.sema && !result.has_errors())
-    for (Diagnostic &d :
-         check::to_diagnostics(check::check_kernels(result, options.checker, options.cache)))
+  if (options.invariants && result.sema && !result.has_errors()) {
+    const auto reports = check::check_kernels(result, options.checker, options.cache);
+    for (Diagnostic &d : check::to_diagnostics(reports))
       result.diagnostics.push_back(std::move(d));
+    for (const check::KernelReport &r : reports)
+      result.verification.push_back(r.summary);
+  }
   sort_diagnostics(result.diagnostics);
   return result;
 }

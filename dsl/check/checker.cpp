@@ -227,6 +227,7 @@ KernelReport not_checked(const sema::FunctionInfo &kernel, const std::string &wh
   KernelReport report;
   report.kernel = kernel.function->name;
   report.interrupted = true; // never cached
+  report.summary.kernel = report.kernel;
   Violation v;
   v.kind = "unproven";
   v.check = "budget";
@@ -555,14 +556,18 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
     KernelReport report;
     try {
       std::string sampled_grid;
+      detail::ProofReach reach;
       report = detail::execute(file, kernel, options, sampled_grid);
       report.segments = key.segments;
       if (!report.interrupted && options.symbolic)
-        detail::prove_symbolically(file, kernel, options, report);
+        detail::prove_symbolically(file, kernel, options, report, reach);
       if (!report.interrupted)
-        detail::prove_grid_races(file, kernel, options, sampled_grid, report);
+        detail::prove_grid_races(file, kernel, options, sampled_grid, report, reach);
       if (!report.interrupted)
         detail::attach_fixes(file, kernel, options, report);
+      if (options.cancelled() || options.past_deadline())
+        report.interrupted = true; // a proof or a fix may have been cut short
+      report.summary = detail::summarize(file, kernel, options, report, reach);
     } catch (const std::exception &error) {
       // Z3 reports its own failures by throwing (z3::exception: an operation it
       // refuses, a resource it ran out of). One kernel's check is lost, not the
@@ -572,8 +577,6 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
                                                         "): it is not checked"));
       continue;
     }
-    if (options.cancelled() || options.past_deadline())
-      report.interrupted = true; // a proof or a fix may have been cut short
     if (cache && !report.interrupted)
       cache->store(key.hash, report);
     reports.push_back(std::move(report));

@@ -238,16 +238,18 @@ private:
 
 void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
                       const CheckerOptions &options, const std::string &sampled_grid,
-                      KernelReport &report) {
+                      KernelReport &report, ProofReach &reach) {
   // Every block of every instance ran: the interpreter's log already checked
   // each pair of blocks at those sizes, and the proof would only cost time.
   if (sampled_grid.empty())
     return;
+  reach.grid_sampled = true;
   std::map<std::string, std::string> unproved;
   if (options.symbolic)
     unproved = GridRaceProof(file, kernel, options, report).run();
   else
     unproved["every global tensor"] = "the Z3 proofs are off";
+  reach.grid_proved = unproved.empty();
   if (unproved.empty())
     return; // the proof covers the blocks that did not run
   std::string why;

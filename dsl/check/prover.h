@@ -45,7 +45,9 @@ struct Query {
 };
 
 // `fact for i in range(n)`: lowered to a Lambda with two operands.
-inline bool is_generator(const Expr &e) { return e.kind == ExprKind::Lambda && e.operands.size() == 2; }
+inline bool is_generator(const Expr &e) {
+  return e.kind == ExprKind::Lambda && e.operands.size() == 2;
+}
 
 class BoundsProver {
 public:
@@ -294,6 +296,13 @@ private:
       return it->second;
     if (s->value)
       return ctx_.int_val(static_cast<int64_t>(*s->value));
+    if (assignments_[s] > 1) {
+      // Assigned more than once: the assignment that reaches this point.
+      auto it = flow_.find(s);
+      if (it == flow_.end())
+        return std::nullopt;
+      return it->second;
+    }
     auto def = definitions_.find(s);
     if (def == definitions_.end() || assignments_[s] != 1 || in_progress_.count(s))
       return std::nullopt;
@@ -485,8 +494,8 @@ private:
               z3::expr bad = *idx < 0 || *idx >= *extent;
               for (const auto &p : path)
                 bad = bad && p;
-              queries_.push_back(Query{&e, d, bad, {},
-                                       content_reads_ != reads_before || !path_reads_.empty()});
+              queries_.push_back(
+                  Query{&e, d, bad, {}, content_reads_ != reads_before || !path_reads_.empty()});
             }
         for (size_t i = 1; i < e.operands.size(); ++i)
           if (e.operands[i])
@@ -529,6 +538,74 @@ private:
         scan(*op, path, write && e.kind == ExprKind::Tuple);
   }
 
+  // The names an assignment target binds (a name, or the names of a tuple).
+  void target_names(const Expr &t, std::vector<const sema::Symbol *> &out) {
+    if (t.kind == ExprKind::Name) {
+      if (const sema::Symbol *sym = symbol_of(t))
+        out.push_back(sym);
+    } else if (t.kind == ExprKind::Tuple) {
+      for (const auto &x : t.operands)
+        if (x)
+          target_names(*x, out);
+    }
+  }
+
+  // An assignment in program order: a local assigned more than once takes
+  // the value's term here (flow_); a tuple, an augmented assignment or a
+  // value that is not an integer closed form leaves it unknown.
+  void flow_assign(const Stmt &s) {
+    std::vector<const sema::Symbol *> names;
+    for (const auto &t : s.targets)
+      target_names(*t, names);
+    if (s.target)
+      target_names(*s.target, names);
+    const bool single = names.size() == 1 && s.kind != StmtKind::AugAssign &&
+                        (s.target ? s.target->kind : s.targets[0]->kind) == ExprKind::Name;
+    std::optional<z3::expr> value;
+    if (single && s.value)
+      value = terms_.integer(*s.value);
+    for (const sema::Symbol *sym : names) {
+      if (value)
+        flow_.insert_or_assign(sym, *value);
+      else
+        flow_.erase(sym);
+    }
+  }
+
+  // Forgets the locals a loop body assigns: at the top of an iteration they
+  // hold the previous iteration's value, after the loop any iteration's.
+  void forget_assigned(const std::vector<ast::StmtPtr> &body) {
+    for (const auto &sp : body) {
+      std::vector<const sema::Symbol *> names;
+      for (const auto &t : sp->targets)
+        target_names(*t, names);
+      if (sp->target)
+        target_names(*sp->target, names);
+      for (const sema::Symbol *sym : names)
+        flow_.erase(sym);
+      forget_assigned(sp->body);
+      forget_assigned(sp->orelse);
+    }
+  }
+
+  // After an if: a local both branches leave with one term keeps it, with
+  // two terms becomes ite(condition, then, else) (or unknown without a
+  // translated condition); one only a branch knows is unknown.
+  void merge_flow(const std::map<const sema::Symbol *, z3::expr> &then,
+                  const std::optional<z3::expr> &condition) {
+    std::map<const sema::Symbol *, z3::expr> merged;
+    for (const auto &[sym, otherwise] : flow_) {
+      auto it = then.find(sym);
+      if (it == then.end())
+        continue;
+      if (z3::eq(it->second, otherwise))
+        merged.insert_or_assign(sym, otherwise);
+      else if (condition)
+        merged.insert_or_assign(sym, z3::ite(*condition, it->second, otherwise));
+    }
+    flow_ = std::move(merged);
+  }
+
   void walk(const std::vector<ast::StmtPtr> &body, std::vector<z3::expr> &path) {
     for (const auto &sp : body) {
       const Stmt &s = *sp;
@@ -538,6 +615,9 @@ private:
         scan(*t, path, true);
       if (s.target && s.kind != StmtKind::For)
         scan(*s.target, path, true);
+      if (s.kind == StmtKind::Assign || s.kind == StmtKind::AnnAssign ||
+          s.kind == StmtKind::AugAssign)
+        flow_assign(s);
       switch (s.kind) {
       case StmtKind::If: {
         const int64_t reads_before = content_reads_;
@@ -550,11 +630,15 @@ private:
           ++blocked_;
         if (c)
           path.push_back(*c);
+        const auto before = flow_;
         walk(s.body, path);
+        const auto then = std::move(flow_);
+        flow_ = before;
         if (c) {
           path.back() = !*c;
         }
         walk(s.orelse, path);
+        merge_flow(then, c);
         if (c)
           path.pop_back();
         else
@@ -596,7 +680,9 @@ private:
         } else {
           ++blocked_;
         }
+        forget_assigned(s.body);
         walk(s.body, path);
+        forget_assigned(s.body);
         if (ok)
           path.pop_back();
         else
@@ -607,9 +693,11 @@ private:
       }
       case StmtKind::While:
         ++blocked_;
+        forget_assigned(s.body);
         if (s.value)
           scan(*s.value, path);
         walk(s.body, path);
+        forget_assigned(s.body);
         --blocked_;
         break;
       default:
@@ -638,6 +726,9 @@ private:
   std::map<const sema::Symbol *, std::string> loop_names_;
   std::map<const sema::Symbol *, const Expr *> definitions_;
   std::map<const sema::Symbol *, int> assignments_;
+  // Locals assigned more than once: the term of the assignment that reaches
+  // the walk's point (flow_assign, merge_flow, forget_assigned).
+  std::map<const sema::Symbol *, z3::expr> flow_;
   std::set<const sema::Symbol *> in_progress_;
   std::vector<Query> queries_;
   std::vector<Access> accesses_;

@@ -30,10 +30,26 @@ Violation unproven(const KernelReport &report, const Expr &at, const std::string
 } // namespace
 
 void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                        const CheckerOptions &options, KernelReport &report) {
+                        const CheckerOptions &options, KernelReport &report, ProofReach &reach) {
   z3::context ctx;
   BoundsProver prover(file, kernel, nullptr, ctx);
   std::vector<Query> queries = prover.collect();
+  // An access is proved for all sizes when the prover translated each of its
+  // indices (exact) and every one of their queries is unsat.
+  std::map<const Expr *, int64_t> open_queries;
+  for (const Query &q : queries)
+    ++open_queries[q.subscript];
+  const auto count_reach = [&] {
+    reach.global_accesses = static_cast<int64_t>(prover.accesses().size());
+    reach.global_proved = 0;
+    for (const Access &a : prover.accesses())
+      if (a.exact && open_queries[a.subscript] == 0)
+        ++reach.global_proved;
+    for (const auto &[root, use] : prover.opaque_uses())
+      reach.opaque_tensors.insert(root->name);
+    if (prover.unknown_alias())
+      reach.opaque_tensors.insert("a tensor through an alias");
+  };
   std::set<std::pair<uint32_t, uint32_t>> reported;
   for (const Violation &v : report.violations)
     if (v.kind == "out-of-bounds")
@@ -54,6 +70,7 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
         report.violations.push_back(unproven(
             report, *q.subscript,
             "the check ran past its time limit: this index and those after it were not proved"));
+      count_reach();
       return;
     }
     z3::solver solver(prover.ctx());
@@ -65,6 +82,7 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
     const z3::check_result r = solver.check();
     if (r == z3::unsat) {
       ++report.proofs;
+      --open_queries[q.subscript];
       continue;
     }
     done.insert(q.subscript);
@@ -125,6 +143,7 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
                        ")) did not replay on the interpreter"));
     }
   }
+  count_reach();
 }
 
 std::map<std::pair<uint32_t, uint32_t>, bool>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "argus/dsl/checker.h"
+#include "summary.h"
 
 #include <map>
 #include <string>
@@ -14,9 +15,10 @@ namespace argus::check::detail {
 // assigned once, single-return @device calls): proves 0 <= index < extent.
 // A sat answer is replayed on the concrete machine and reported as
 // out-of-bounds when it replays; unknown, time-outs and answers that do not
-// replay are W0901 warnings. Counts go to report.proofs / proof_failures.
+// replay are W0901 warnings. Counts go to report.proofs / proof_failures, how
+// many global accesses were proved for all sizes to `reach`.
 void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                        const CheckerOptions &options, KernelReport &report);
+                        const CheckerOptions &options, KernelReport &report, ProofReach &reach);
 
 // For a kernel whose grid the interpreter sampled (`sampled_grid`: which
 // blocks ran; empty when every block of every instance did, and then nothing
@@ -27,9 +29,10 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
 // found by Z3; unknown answers and candidates that do not replay are W0901.
 // A W0901 at the kernel names the tensors the proof did not cover; with none
 // it covers every block. Counts go to report.proofs / proof_failures.
+// `reach` says whether the grid was sampled and the proof covered it.
 void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
                       const CheckerOptions &options, const std::string &sampled_grid,
-                      KernelReport &report);
+                      KernelReport &report, ProofReach &reach);
 
 // The verdict of every provable index at fixed sizes: (line, column) of the
 // subscript → whether some thread, block and iteration is out of bounds.

@@ -72,11 +72,11 @@ const char *kind_name(sema::SymbolKind k) {
   return "name";
 }
 
-std::string describe_function(const CheckedFile &file, const sema::Symbol &s) {
-  const ast::Function *f = s.function;
+std::string describe_function(const CheckedFile &file, const ast::Function *f,
+                              const std::string &name) {
   const sema::FunctionInfo *info = f ? file.sema->function_info(f->name) : nullptr;
   const auto [sig, doc] = f ? query::signature_and_doc(*file.source, *f)
-                            : std::pair<std::string, std::string>{s.name, ""};
+                            : std::pair<std::string, std::string>{name, ""};
   std::string md = std::string("**") +
                    (info && info->role == sema::FunctionRole::Kernel ? "@kernel" : "@device") +
                    "** function\n\n```python\ndef " + sig + "\n```";
@@ -253,6 +253,11 @@ std::string tag_records(const CheckedFile &file, const ast::Function &f,
 std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
   if (!file.sema || !file.source)
     return std::nullopt;
+  // The name of a definition: as a call of it would show (the server adds a
+  // kernel's verification summary).
+  for (const auto &f : file.module.functions)
+    if (contains(f.name_range, position))
+      return HoverInfo{f.name_range, describe_function(file, &f, f.name)};
   const Expr *name = nullptr;
   for (const auto &c : file.module.constants)
     if (!name && c.value && contains(c.range, position))
@@ -286,7 +291,7 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
   auto ref = sema.references.find(name);
   const sema::Symbol *symbol = ref == sema.references.end() ? nullptr : ref->second;
   if (symbol && symbol->kind == sema::SymbolKind::Function) {
-    hover.markdown = describe_function(file, *symbol);
+    hover.markdown = describe_function(file, symbol->function, symbol->name);
     return hover;
   }
   if (symbol && symbol->kind != sema::SymbolKind::Builtin) {

@@ -102,7 +102,8 @@ json explain_command(const json &object, CommandContext &context) {
   if (!checked || !checked->file->source || checked->file->source->text() != document.text) {
     auto file = std::make_shared<const CheckedFile>(
         check_source(document.path, document.text, context.frontend));
-    checked = std::make_shared<const FullCheck>(FullCheck{file, file->diagnostics, false});
+    checked = std::make_shared<const FullCheck>(
+        FullCheck{file, file->diagnostics, false, file->verification});
   }
   detail::throw_if_cancelled(context);
   json data;

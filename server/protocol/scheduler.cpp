@@ -48,11 +48,14 @@ void Scheduler::check(std::shared_ptr<const CheckedFile> file,
                                          [](const auto &r) { return r.interrupted; });
         for (Diagnostic &d : check::to_diagnostics(reports))
           result.diagnostics.push_back(std::move(d));
+        for (const check::KernelReport &r : reports)
+          result.verification.push_back(r.summary);
         sort_diagnostics(result.diagnostics);
       } catch (...) {
         // check_kernels turns a kernel's failure into a W0901 itself; whatever
         // escapes still ends with an answer, or the document would wait forever.
         result.diagnostics = file->diagnostics;
+        result.verification.clear();
         result.interrupted = true;
       }
     }

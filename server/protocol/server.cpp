@@ -802,6 +802,28 @@ json Server::document_symbols(const json &params) {
   return symbols;
 }
 
+namespace {
+
+// The verification summary as a hover section: one row per property.
+std::string verification_markdown(const check::VerificationSummary &summary) {
+  std::string out = "**Verification** (" + std::to_string(summary.instances.size()) +
+                    " size instance" + (summary.instances.size() == 1 ? "" : "s");
+  if (summary.unproven > 0)
+    out += ", " + std::to_string(summary.unproven) + " W0901";
+  out += ")\n\n| property | verdict | |\n|---|---|---|\n";
+  for (const check::PropertyVerdict &p : summary.properties) {
+    std::string detail = p.detail;
+    for (char &c : detail)
+      if (c == '|' || c == '\n')
+        c = ' ';
+    out += "| " + p.property + " | " + std::string(check::verdict_name(p.verdict)) + " | " +
+           detail + " |\n";
+  }
+  return out;
+}
+
+} // namespace
+
 // Hover: the name at the position, from the last check of the current text.
 json Server::hover(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
@@ -811,10 +833,21 @@ json Server::hover(const json &params) {
     return nullptr;
   const CheckedFile &file = *checked;
   const size_t offset = offset_of(document->text, parse_position(params.at("position")), encoding_);
-  const auto info = hover_at(file, file.source->position(offset));
+  const Position at = file.source->position(offset);
+  const auto info = hover_at(file, at);
   if (!info)
     return nullptr;
-  return json{{"contents", {{"kind", "markdown"}, {"value", info->markdown}}},
+  std::string markdown = info->markdown;
+  // On a kernel's name: what the check of this very text established (once it has run).
+  const DocumentState &state = states_.at(uri);
+  if (file.sema && state.full && state.full_version == document->version)
+    for (const sema::FunctionInfo &fn : file.sema->functions)
+      if (fn.role == sema::FunctionRole::Kernel && fn.function &&
+          !(at < fn.function->name_range.begin) && !(fn.function->name_range.end < at))
+        for (const check::VerificationSummary &summary : state.full->verification)
+          if (summary.kernel == fn.function->name)
+            markdown += "\n\n" + verification_markdown(summary);
+  return json{{"contents", {{"kind", "markdown"}, {"value", markdown}}},
               {"range", lsp_range(*file.source, info->range, encoding_)}};
 }
 

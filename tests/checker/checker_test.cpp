@@ -362,14 +362,17 @@ TEST(SymbolicStopTest, CancelledOrLateProofsStopAndALateOneSaysSo) {
   check::CheckerOptions options;
   check::KernelReport proved;
   proved.kernel = "gemm_tiled";
-  check::detail::prove_symbolically(file, *kernel, options, proved);
+  check::detail::ProofReach reach;
+  check::detail::prove_symbolically(file, *kernel, options, proved, reach);
   ASSERT_GT(proved.proofs, 0);
+  EXPECT_GT(reach.global_accesses, 0);
+  EXPECT_EQ(reach.global_proved, reach.global_accesses); // every index of gemm_tiled is proved
 
   std::atomic<bool> cancelled{true};
   options.cancel = &cancelled;
   check::KernelReport stopped;
   stopped.kernel = "gemm_tiled";
-  check::detail::prove_symbolically(file, *kernel, options, stopped);
+  check::detail::prove_symbolically(file, *kernel, options, stopped, reach);
   EXPECT_EQ(stopped.proofs, 0);
   EXPECT_TRUE(stopped.violations.empty());
 
@@ -377,7 +380,7 @@ TEST(SymbolicStopTest, CancelledOrLateProofsStopAndALateOneSaysSo) {
   options.deadline = std::chrono::steady_clock::now();
   check::KernelReport late;
   late.kernel = "gemm_tiled";
-  check::detail::prove_symbolically(file, *kernel, options, late);
+  check::detail::prove_symbolically(file, *kernel, options, late, reach);
   EXPECT_EQ(late.proofs, 0);
   ASSERT_EQ(late.violations.size(), 1u);
   EXPECT_EQ(late.violations[0].kind, "unproven");

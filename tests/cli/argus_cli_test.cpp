@@ -493,6 +493,38 @@ TEST_F(CliJsonTest, ValidJsonWithTheLspShape) {
   EXPECT_TRUE(result.err.empty()) << "no summary line in json mode: " << result.err;
 }
 
+// The verification summary: per kernel in json, one line per kernel under --verbose;
+// a file the checker did not run on has none.
+TEST_F(CliJsonTest, VerificationSummaryPerKernel) {
+  write_file("k.argus", kValidKernel);
+  write_file("bad.argus", "@kernel(grid=1, block=32)\n"
+                          "def bad(X: Tensor((32,), f32)):\n"
+                          "    X[thread_id()] = undefined_name\n");
+  const ProcessResult json = argus({"check", "--format=json", "k.argus", "bad.argus"});
+  ASSERT_TRUE(ran_cleanly(json));
+  nlohmann::json document;
+  ASSERT_NO_THROW(document = nlohmann::json::parse(json.out)) << json.out;
+  const nlohmann::json &summaries = document["files"][0]["verification"];
+  ASSERT_EQ(summaries.size(), 1u) << json.out;
+  EXPECT_EQ(summaries[0]["kernel"], "scale");
+  EXPECT_EQ(summaries[0]["properties"]["bounds"]["verdict"], "all-sizes");
+  EXPECT_EQ(summaries[0]["properties"]["races"]["verdict"], "instances");
+  EXPECT_EQ(summaries[0]["properties"]["tags"]["verdict"], "absent");
+  EXPECT_EQ(summaries[0]["unproven"], 0);
+  EXPECT_EQ(document["files"][1]["verification"], nlohmann::json::array());
+
+  const ProcessResult text = argus({"check", "--verbose", "k.argus"});
+  ASSERT_TRUE(ran_cleanly(text));
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("k.argus: verified scale: bounds proved for all sizes; races, "
+                          "initialization checked at 1 instance; tags, stores, operands, "
+                          "barriers, async, coverage absent\n"),
+            std::string::npos)
+      << text.out;
+  const ProcessResult quiet = argus({"check", "k.argus"});
+  EXPECT_EQ(quiet.out.find("verified"), std::string::npos) << quiet.out;
+}
+
 // [needs lowering + sema] the file has exactly an E0301 and a W0201.
 TEST_F(CliJsonTest, ErrorsAndWarningsOfAKernel) {
   write_file("bad.argus", "@kernel(grid=1, block=32)\n"

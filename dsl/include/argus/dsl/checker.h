@@ -23,6 +23,7 @@
 #include "argus/dsl/checker_options.h"
 #include "argus/dsl/diagnostic.h"
 #include "argus/dsl/frontend.h"
+#include "argus/dsl/verification.h"
 
 #include <cstdint>
 #include <deque>
@@ -68,6 +69,9 @@ struct KernelReport {
   // The check was cancelled or ran past its deadline: what it holds is
   // partial (a deadline adds a W0901 saying so). Never cached.
   bool interrupted = false;
+  // Each property's verdict: proved for all sizes, checked at the instances,
+  // violated, not checked, absent (verification.h).
+  VerificationSummary summary;
 };
 
 // Results per kernel, keyed by a hash of the tokens of the kernel, the

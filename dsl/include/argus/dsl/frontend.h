@@ -10,6 +10,7 @@
 #include "argus/dsl/sema.h"
 #include "argus/dsl/source.h"
 #include "argus/dsl/syntax_tree.h"
+#include "argus/dsl/verification.h"
 
 #include <memory>
 #include <optional>
@@ -38,6 +39,8 @@ struct CheckedFile {
   ast::Module module;
   std::unique_ptr<sema::SemaResult> sema; // absent when the input was refused
   std::vector<Diagnostic> diagnostics;
+  // Per kernel, what the invariant checker established (empty when it did not run).
+  std::vector<check::VerificationSummary> verification;
 
   bool has_errors() const;
 };

@@ -35,6 +35,7 @@ struct FullCheck {
   std::shared_ptr<const CheckedFile> file;
   std::vector<Diagnostic> diagnostics; // the front end's and the checker's, sorted
   bool interrupted = false;            // cut by a deadline (W0901 says so) or a cancel
+  std::vector<check::VerificationSummary> verification; // per kernel (hover on its name)
 };
 
 class Scheduler {

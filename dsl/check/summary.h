@@ -1,0 +1,24 @@
+// Internal: the verification summary of one kernel from its report.
+#pragma once
+
+#include "argus/dsl/checker.h"
+
+#include <set>
+#include <string>
+
+namespace argus::check::detail {
+
+// How far the Z3 proofs reached (symbolic.cpp, grid_races.cpp).
+struct ProofReach {
+  int64_t global_accesses = 0;          // subscripts of global tensors in the kernel
+  int64_t global_proved = 0;            // of those, every index proved in bounds for all sizes
+  std::set<std::string> opaque_tensors; // global tensors used other than by subscripts
+  bool grid_sampled = false;            // the interpreter ran part of some grid
+  bool grid_proved = false;             // and Z3 proved races between all of its blocks
+};
+
+VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                              const CheckerOptions &options, const KernelReport &report,
+                              const ProofReach &reach);
+
+} // namespace argus::check::detail

@@ -1,0 +1,154 @@
+// The verification summary (argus/dsl/verification.h): each property's
+// verdict follows from what the checker did, never claims more.
+#include "argus/dsl/checker.h"
+#include "argus/dsl/frontend.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace argus {
+namespace {
+
+using check::Verdict;
+
+// The summaries of a file that passes the front end (checker errors allowed).
+std::vector<check::VerificationSummary> summaries(const std::string &text) {
+  CheckedFile file = check_source("summary.argus", text);
+  for (const Diagnostic &d : file.diagnostics)
+    EXPECT_TRUE(d.code.starts_with("E09") || d.code.starts_with("W09"))
+        << d.code << " " << d.message;
+  return file.verification;
+}
+
+Verdict verdict(const check::VerificationSummary &s, const std::string &property) {
+  for (const auto &p : s.properties)
+    if (p.property == property)
+      return p.verdict;
+  ADD_FAILURE() << "no property " << property;
+  return Verdict::NotChecked;
+}
+
+std::string detail(const check::VerificationSummary &s, const std::string &property) {
+  for (const auto &p : s.properties)
+    if (p.property == property)
+      return p.detail;
+  return "";
+}
+
+const char *kCopy = R"(@kernel(grid=(cdiv(N, 64),), block=64)
+def copy(X: Tensor((N,), f32), Y: Tensor((N,), f32), N: i32):
+    i = block_id() * 64 + thread_id()
+    if i < N:
+        Y[i] = X[i]
+)";
+
+TEST(SummaryTest, ClosedFormIndicesAreProvedForAllSizesTheRestAtTheInstances) {
+  const auto s = summaries(kCopy);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].kernel, "copy");
+  EXPECT_EQ(s[0].instances.size(), 2u);
+  EXPECT_EQ(s[0].unproven, 0);
+  EXPECT_EQ(verdict(s[0], "bounds"), Verdict::AllSizes) << detail(s[0], "bounds");
+  EXPECT_NE(detail(s[0], "bounds").find("(2 accesses)"), std::string::npos);
+  EXPECT_EQ(verdict(s[0], "races"), Verdict::Instances);
+  EXPECT_EQ(verdict(s[0], "initialization"), Verdict::Instances);
+  for (const char *p : {"tags", "stores", "operands", "barriers", "async", "coverage"})
+    EXPECT_EQ(verdict(s[0], p), Verdict::Absent) << p;
+  const std::string line = check::summary_line(s[0]);
+  EXPECT_NE(line.find("copy: bounds proved for all sizes; races, initialization checked at 2 "
+                      "instances; tags, stores, operands, barriers, async, coverage absent"),
+            std::string::npos)
+      << line;
+  const nlohmann::json j = check::to_json(s[0]);
+  EXPECT_EQ(j["properties"]["bounds"]["verdict"], "all-sizes");
+  EXPECT_EQ(j["properties"]["tags"]["verdict"], "absent");
+  EXPECT_EQ(j["instances"].size(), 2u);
+}
+
+// Finding 9 of issue 11: an index from a local assigned on two branches is
+// proved through the assignment that reaches it (an ite of the condition);
+// one the prover cannot translate (a tuple) keeps bounds at the instances.
+TEST(SummaryTest, BranchLocalsAreProvedAndUntranslatedIndicesStayAtTheInstances) {
+  const auto proved = summaries(R"(@kernel(grid=1, block=64)
+def pick(X: Tensor((32,), f32), Y: Tensor((64,), f32)):
+    t = thread_id()
+    if t < 32:
+        j = t
+    else:
+        j = t - 32
+    Y[t] = X[j]
+)");
+  ASSERT_EQ(proved.size(), 1u);
+  EXPECT_EQ(verdict(proved[0], "bounds"), Verdict::AllSizes) << detail(proved[0], "bounds");
+  const auto unpacked = summaries(R"(@kernel(grid=1, block=64)
+def pick(X: Tensor((64,), f32), Y: Tensor((64,), f32)):
+    t = thread_id()
+    j, k = t, 0
+    Y[t] = X[j + k]
+)");
+  ASSERT_EQ(unpacked.size(), 1u);
+  EXPECT_EQ(verdict(unpacked[0], "bounds"), Verdict::Instances);
+  EXPECT_NE(detail(unpacked[0], "bounds").find("1 of 2 global accesses proved"), std::string::npos)
+      << detail(unpacked[0], "bounds");
+}
+
+TEST(SummaryTest, AViolationMarksItsPropertyAndOnlyIt) {
+  const auto s = summaries(R"(@kernel(grid=1, block=64)
+def shifted(X: Tensor((64,), f32), Y: Tensor((64,), f32)):
+    tag(X, ("i",))
+    t = thread_id()
+    v = X[t]
+    assert_tag(v, {"i": t + 1})
+    Y[t] = v
+)");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(verdict(s[0], "tags"), Verdict::Violated);
+  EXPECT_EQ(detail(s[0], "tags"), "1 error");
+  EXPECT_EQ(verdict(s[0], "stores"), Verdict::Instances); // X is tagged: the store contract holds
+  EXPECT_EQ(verdict(s[0], "bounds"), Verdict::AllSizes);
+  EXPECT_EQ(verdict(s[0], "races"), Verdict::Instances);
+}
+
+TEST(SummaryTest, ARaceIsViolatedRaces) {
+  const auto s = summaries(R"(@kernel(grid=1, block=64)
+def clash(Y: Tensor((64,), f32)):
+    Y[thread_id() // 2] = 1.0
+)");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(verdict(s[0], "races"), Verdict::Violated);
+  EXPECT_EQ(verdict(s[0], "bounds"), Verdict::AllSizes);
+}
+
+TEST(SummaryTest, NoSizeInstanceMeansNothingWasChecked) {
+  const auto s = summaries(R"(@kernel(grid=(N,), block=32)
+def never(Y: Tensor((N,), f32), N: i32):
+    assume(N < 0)
+    Y[block_id()] = 1.0
+)");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_TRUE(s[0].instances.empty());
+  EXPECT_GT(s[0].unproven, 0);
+  for (const auto &p : s[0].properties)
+    EXPECT_EQ(p.verdict, Verdict::NotChecked) << p.property;
+}
+
+// Every example's summary: properties it uses are present, and a verdict of
+// all sizes only where the proof reached every global access.
+TEST(SummaryTest, ExamplesHaveASummaryPerKernel) {
+  for (const auto &path : checker_test::argus_files({"examples"})) {
+    CheckedFile file = check_source(path.string(), checker_test::read_file(path));
+    size_t kernels = 0;
+    for (const auto &fn : file.sema->functions)
+      kernels += fn.role == sema::FunctionRole::Kernel;
+    ASSERT_EQ(file.verification.size(), kernels) << path;
+    for (const auto &s : file.verification) {
+      EXPECT_EQ(s.properties.size(), 9u) << path;
+      EXPECT_FALSE(s.instances.empty()) << path;
+      for (const auto &p : s.properties)
+        EXPECT_NE(p.verdict, Verdict::NotChecked) << path << " " << p.property;
+    }
+  }
+}
+
+} // namespace
+} // namespace argus
