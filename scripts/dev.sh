@@ -3,10 +3,12 @@
 #
 #   bash scripts/dev.sh demo   install what is missing, build Release into build/,
 #                              check examples/gemm_tiled.argus and print its diagnostics
-#   bash scripts/dev.sh test   install, build everything into build/ and run ctest, then
-#                              build once more with clang-19, AddressSanitizer + UBSan and
-#                              libFuzzer's instrumentation (-O1) into build-san/, run ctest
-#                              there, and run the two libFuzzer targets of that same tree
+#   bash scripts/dev.sh test   install, build Release into build/ (without the per-library
+#                              unit tests) and run ctest, then build everything once more
+#                              with clang-19, AddressSanitizer + UBSan and libFuzzer's
+#                              instrumentation (-O1) into build-san/, run ctest there (every
+#                              test; the checker's extra sweeps over a third of the corpus),
+#                              and run the two libFuzzer targets of that same tree
 #                              for ARGUS_FUZZ_SECONDS (default 60) each from their seed corpora
 #                              (this is what CI runs: .ci/run)
 #   bash scripts/dev.sh fuzz   only the fuzz part of `test` (a fuzz-only tree, build-fuzz/)
@@ -143,7 +145,10 @@ fuzz_all() {
 
 test_all() {
   local start=$SECONDS
-  configure build Release
+  # The Release tree: the product as users build it (g++ -O3) and the tests that observe it:
+  # the argus binary end to end, generated code through the host compiler, every checker
+  # sweep over every file. The per-library unit tests run once, in the sanitizer tree.
+  configure build Release -DARGUS_LIBRARY_TESTS=OFF
   build build
   run_tests build
   local release=$((SECONDS - start))

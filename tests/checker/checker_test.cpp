@@ -30,9 +30,7 @@ CheckedFile front_end(const std::string &name, const std::string &text) {
   return check_source(name, text, o);
 }
 
-std::vector<fs::path> kernels_to_compare() {
-  return checker_test::argus_files({"tests/checker/corpus", "examples"});
-}
+std::vector<fs::path> kernels_to_compare() { return checker_test::sweep_files(); }
 
 // The exhaustive path (the interpreter at a size instance) and the Z3 path
 // (every provable index at the same sizes) give the same bounds verdicts.

@@ -257,7 +257,7 @@ TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
 }
 
 // The examples carry tags and assertions, and check without errors.
-TEST(ExamplesTest, ExamplesAreTaggedAndCheckClean) {
+TEST(ExamplesTest, ExamplesAreTaggedCheckCleanAndSaySoPerProperty) {
   for (const auto &e : fs::directory_iterator(kSourceDir / "examples")) {
     if (e.path().extension() != ".argus")
       continue;
@@ -267,6 +267,17 @@ TEST(ExamplesTest, ExamplesAreTaggedAndCheckClean) {
     const CheckedFile file = check_source(e.path().filename().string(), text);
     for (const Diagnostic &d : file.diagnostics)
       EXPECT_NE(d.severity, Severity::Error) << e.path().filename() << ": " << d.message;
+    // A verification summary per kernel, every property checked at least at the instances.
+    size_t kernels = 0;
+    for (const auto &fn : file.sema->functions)
+      kernels += fn.role == sema::FunctionRole::Kernel;
+    ASSERT_EQ(file.verification.size(), kernels) << e.path();
+    for (const check::VerificationSummary &s : file.verification) {
+      EXPECT_EQ(s.properties.size(), 9u) << e.path();
+      EXPECT_FALSE(s.instances.empty()) << e.path();
+      for (const check::PropertyVerdict &p : s.properties)
+        EXPECT_NE(p.verdict, check::Verdict::NotChecked) << e.path() << " " << p.property;
+    }
   }
 }
 

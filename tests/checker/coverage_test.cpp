@@ -152,9 +152,7 @@ TEST_P(CoverageTest, EveryStatementIsExecutedOrReportedUnproven) {
   EXPECT_GT(statements, 0u) << path.filename();
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, CoverageTest,
-                         ::testing::ValuesIn(checker_test::argus_files({"tests/checker/corpus",
-                                                                        "examples"})),
+INSTANTIATE_TEST_SUITE_P(Files, CoverageTest, ::testing::ValuesIn(checker_test::sweep_files()),
                          [](const ::testing::TestParamInfo<fs::path> &info) {
                            return checker_test::test_name(info.param);
                          });

@@ -107,6 +107,11 @@ INSTANTIATE_TEST_SUITE_P(External, ExternalSuiteTest, ::testing::ValuesIn(extern
 // The totals of the table in bench/RESULTS.md ("External suite"): a change of any of them means
 // the table is out of date.
 TEST(ExternalSuiteSummaryTest, TotalsMatchTheResultsTable) {
+#ifdef ARGUS_SANITIZED_BUILD
+  // The same checks as ExternalSuiteTest, file by file, counted: under the
+  // sanitizers those run, and the Release build compares the totals.
+  GTEST_SKIP() << "the totals are compared in the Release build";
+#endif
   size_t racy = 0, race_free = 0, detected = 0, missed = 0, false_alarms = 0, unproven = 0;
   for (const fs::path &path : external_files()) {
     const std::string text = read_file(path);

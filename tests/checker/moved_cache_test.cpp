@@ -257,9 +257,7 @@ TEST_P(MovedFileTest, LinesAtTheTopReuseEveryKernelExactly) {
   EXPECT_EQ(reports_json(after), fresh(moved, options));
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, MovedFileTest,
-                         ::testing::ValuesIn(checker_test::argus_files({"tests/checker/corpus",
-                                                                        "examples"})),
+INSTANTIATE_TEST_SUITE_P(Files, MovedFileTest, ::testing::ValuesIn(checker_test::sweep_files()),
                          [](const ::testing::TestParamInfo<fs::path> &info) {
                            return checker_test::test_name(info.param);
                          });

@@ -2,7 +2,6 @@
 // verdict follows from what the checker did, never claims more.
 #include "argus/dsl/checker.h"
 #include "argus/dsl/frontend.h"
-#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -130,24 +129,6 @@ def never(Y: Tensor((N,), f32), N: i32):
   EXPECT_GT(s[0].unproven, 0);
   for (const auto &p : s[0].properties)
     EXPECT_EQ(p.verdict, Verdict::NotChecked) << p.property;
-}
-
-// Every example's summary: properties it uses are present, and a verdict of
-// all sizes only where the proof reached every global access.
-TEST(SummaryTest, ExamplesHaveASummaryPerKernel) {
-  for (const auto &path : checker_test::argus_files({"examples"})) {
-    CheckedFile file = check_source(path.string(), checker_test::read_file(path));
-    size_t kernels = 0;
-    for (const auto &fn : file.sema->functions)
-      kernels += fn.role == sema::FunctionRole::Kernel;
-    ASSERT_EQ(file.verification.size(), kernels) << path;
-    for (const auto &s : file.verification) {
-      EXPECT_EQ(s.properties.size(), 9u) << path;
-      EXPECT_FALSE(s.instances.empty()) << path;
-      for (const auto &p : s.properties)
-        EXPECT_NE(p.verdict, Verdict::NotChecked) << path << " " << p.property;
-    }
-  }
 }
 
 } // namespace

@@ -30,6 +30,24 @@ inline std::vector<std::filesystem::path> argus_files(const std::vector<const ch
   return files;
 }
 
+// The files of a sweep that runs every kernel once more to observe something
+// else (tracing, moved text, the Z3 verdicts at fixed sizes, the statements
+// visited); the corpus tests check every file already. Under the sanitizers
+// (every check about seven times slower) every third corpus file and no
+// example: each sweep's own code still runs under ASan and UBSan, and the
+// Release build sweeps every file.
+inline std::vector<std::filesystem::path> sweep_files() {
+#ifdef ARGUS_SANITIZED_BUILD
+  const std::vector<std::filesystem::path> all = argus_files({"tests/checker/corpus"});
+  std::vector<std::filesystem::path> some;
+  for (size_t i = 0; i < all.size(); i += 3)
+    some.push_back(all[i]);
+  return some;
+#else
+  return argus_files({"tests/checker/corpus", "examples"});
+#endif
+}
+
 // A gtest parameter name from a file's stem.
 inline std::string test_name(const std::filesystem::path &path) {
   std::string n = path.stem().string();

@@ -184,16 +184,8 @@ TEST(Trace, CompactionSplicesAnAccumulatorsRounds) {
   EXPECT_EQ(h.back()["tensor"], "C");
 }
 
-// The files of that comparison. Under the sanitizers (every check many times
-// slower) the corpus only: the examples' checks are the longest, and the
-// Release build still compares them.
-std::vector<std::filesystem::path> traced_files() {
-#ifdef ARGUS_SANITIZED_BUILD
-  return checker_test::argus_files({"tests/checker/corpus"});
-#else
-  return checker_test::argus_files({"tests/checker/corpus", "examples"});
-#endif
-}
+// The files of that comparison (sweep_files: fewer under the sanitizers).
+std::vector<std::filesystem::path> traced_files() { return checker_test::sweep_files(); }
 
 // Traced, Tag::origin holds trace nodes: every corpus and example kernel
 // still reports the same violations, with the same data, at every instance.
