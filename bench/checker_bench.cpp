@@ -10,7 +10,7 @@
 //   unroll U                   a generated kernel whose loop runs U iterations
 // The front end runs once per input outside the timed region.
 #include "argus/dsl/checker.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <nlohmann/json.hpp>
 

@@ -10,7 +10,7 @@
 //   full parse   SyntaxTree::parse of the same edited texts (the baseline)
 // and `check` of each example file. Each row gives the median and the 90th
 // percentile; see bench/RESULTS.md for the method and the figures.
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "argus/dsl/syntax_tree.h"
 
 #include <nlohmann/json.hpp>

@@ -17,7 +17,7 @@
 #include "lsp_edits.h"
 #include "lsp_process.h"
 
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <nlohmann/json.hpp>
 
@@ -228,8 +228,7 @@ MemoryResult memory(const std::string &argus, const std::vector<fs::path> &files
   result.empty_kib = server.resident_kib();
   for (int i = 0; i < documents; ++i) {
     const fs::path &file = files[static_cast<size_t>(i) % files.size()];
-    const std::string text =
-        "BENCH_COPY = " + std::to_string(i) + "\n" + read_file(file);
+    const std::string text = "BENCH_COPY = " + std::to_string(i) + "\n" + read_file(file);
     const std::string uri =
         "file:///bench/copy" + std::to_string(i) + "/" + file.filename().string();
     server.notify("textDocument/didOpen",

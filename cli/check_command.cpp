@@ -6,7 +6,7 @@
 #include "argus/cli/options.h"
 
 #include "argus/dsl/codes.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include <cctype>
 #include <map>
 #include <sstream>

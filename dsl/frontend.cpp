@@ -1,6 +1,5 @@
+// The front end: refuses what is not text, then parse, lower, resolve, type-check.
 #include "argus/dsl/frontend.h"
-
-#include "argus/dsl/checker.h"
 
 #include "argus/dsl/codes.h"
 
@@ -21,7 +20,7 @@ bool CheckedFile::has_errors() const {
 namespace {
 
 // Refuses input that is not a reasonable text file before any parsing.
-bool refuse_unreadable_text(const SourceFile &source, const FrontendOptions &options,
+bool refuse_unreadable_text(const SourceFile &source, const ParseOptions &options,
                             DiagnosticSink &sink) {
   const std::string &text = source.text();
   if (text.size() > options.max_file_bytes) {
@@ -51,8 +50,8 @@ bool refuse_unreadable_text(const SourceFile &source, const FrontendOptions &opt
 
 } // namespace
 
-CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options,
-                         const SyntaxTree *edited_tree) {
+CheckedFile analyze_source(std::string path, std::string text, const ParseOptions &options,
+                           const SyntaxTree *edited_tree) {
   CheckedFile result;
   result.source = std::make_unique<SourceFile>(std::move(path), std::move(text));
   DiagnosticSink sink;
@@ -72,13 +71,6 @@ CheckedFile check_source(std::string path, std::string text, const FrontendOptio
     }
   }
   result.diagnostics = sink.take();
-  if (options.invariants && result.sema && !result.has_errors()) {
-    const auto reports = check::check_kernels(result, options.checker, options.cache);
-    for (Diagnostic &d : check::to_diagnostics(reports))
-      result.diagnostics.push_back(std::move(d));
-    for (const check::KernelReport &r : reports)
-      result.verification.push_back(r.summary);
-  }
   sort_diagnostics(result.diagnostics);
   return result;
 }
@@ -92,7 +84,7 @@ std::variant<std::string, ReadError> read_source_file(const std::string &path) {
     return ReadError{"is a directory, not a file"};
   if (!std::filesystem::is_regular_file(status))
     return ReadError{"is not a regular file"};
-  // Far past any limit check_source applies: refuse before reading it into memory.
+  // Far past any limit analyze_source applies: refuse before reading it into memory.
   constexpr std::uintmax_t kMaxReadBytes = 256u << 20;
   if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxReadBytes)
     return ReadError{"is too large to read (" + std::to_string(size) + " bytes)"};

@@ -4,7 +4,7 @@
 
 #include "fuzz_budgets.h"
 
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <chrono>
 #include <cstddef>

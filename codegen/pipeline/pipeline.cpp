@@ -1,4 +1,5 @@
 #include "argus/codegen/pipeline.h"
+#include "argus/dsl/driver.h"
 
 #include "argus/codegen/artifact.h"
 #include "argus/runner/artifact_abi_text.h"

@@ -56,9 +56,7 @@ Counts recheck(const CheckedFile &file, const std::string &kernel,
                const CheckerOptions &options) {
   Counts c;
   const std::string text = apply_edits(file.source->text(), edits, *file.source);
-  FrontendOptions front;
-  front.invariants = false;
-  CheckedFile edited = check_source(file.source->path(), text, front);
+  CheckedFile edited = analyze_source(file.source->path(), text);
   if (edited.has_errors()) {
     c.front_end_errors = true;
     return c;

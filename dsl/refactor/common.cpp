@@ -192,9 +192,7 @@ bool verified(const KernelContext &kernel, const std::vector<check::TextEdit> &e
               const std::string &goal) {
   const CheckedFile &file = kernel.file;
   const std::string text = check::apply_edits(file.source->text(), edits, *file.source);
-  FrontendOptions front;
-  front.invariants = false;
-  const CheckedFile edited = check_source(file.source->path(), text, front);
+  const CheckedFile edited = analyze_source(file.source->path(), text);
   if (edited.has_errors())
     return false;
   check::CheckerOptions options = kernel.options;

@@ -1,4 +1,5 @@
 #include "argus/server/commands.h"
+#include "argus/dsl/driver.h"
 
 #include "argus/dsl/explain.h"
 #include "argus/dsl/layout_calc.h"

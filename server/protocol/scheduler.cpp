@@ -1,4 +1,5 @@
 #include "argus/server/scheduler.h"
+#include "argus/dsl/driver.h"
 
 #include <algorithm>
 

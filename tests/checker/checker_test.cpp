@@ -2,7 +2,7 @@
 // replay rejects what did not happen, the per-kernel cache, time limits.
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "contents.h"
 #include "instances.h"
 #include "machine.h"

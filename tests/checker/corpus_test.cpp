@@ -11,7 +11,7 @@
 // applied, must leave fewer diagnostics of its code.
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

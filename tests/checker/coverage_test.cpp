@@ -9,7 +9,7 @@
 // W0901 "not reached at any size instance", which this test requires.
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "contents.h"
 #include "machine.h"
 #include "test_support.h"

@@ -1,6 +1,7 @@
 // argus::explain_counterexample: the trace of a checker counterexample, from
 // the corpus's missing-barrier race, and the element histories a traced
 // replay records (docs/checker.md, "Counterexample traces").
+#include "argus/dsl/driver.h"
 #include "argus/dsl/explain.h"
 
 #include "test_support.h"

@@ -8,7 +8,7 @@
 // that loses a detection.
 #include "argus/dsl/checker.h"
 #include "argus/dsl/codes.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // not change, only their lines, is served from the cache with every position
 // shifted, and the result is exactly what a fresh check of the new text gives.
 #include "argus/dsl/checker.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

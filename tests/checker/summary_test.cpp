@@ -1,7 +1,7 @@
 // The verification summary (argus/dsl/verification.h): each property's
 // verdict follows from what the checker did, never claims more.
 #include "argus/dsl/checker.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include "test_support.h"
 
 #include "argus/dsl/checker.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #include "codegen_test_support.h"
+#include "argus/dsl/driver.h"
 
 #include <gtest/gtest.h>
 

@@ -2,6 +2,7 @@
 // and the hover of layouts, tags and fragment ownership, on small sources
 // and on examples/*.argus.
 #include "argus/dsl/completion.h"
+#include "argus/dsl/driver.h"
 #include "argus/dsl/hover.h"
 #include "argus/dsl/inlay_hints.h"
 

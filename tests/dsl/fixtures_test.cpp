@@ -12,7 +12,7 @@
 // file:line. A fixture without markers must check clean. Adding a case is
 // adding a file; ctest shows one test per fixture.
 #include "argus/dsl/codes.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // with the front end only, finding positions by their text, applying edits.
 #pragma once
 
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <gtest/gtest.h>
 

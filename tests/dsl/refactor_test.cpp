@@ -2,6 +2,7 @@
 // the checker corpus and small kernels: each is offered where it applies and
 // not elsewhere, and its edited text checks clean with the lint it addresses
 // gone or the structure it promises present.
+#include "argus/dsl/driver.h"
 #include "argus/dsl/refactor.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Semantic analysis: names, types, shapes, calls, kernel decorators.
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <gtest/gtest.h>
 

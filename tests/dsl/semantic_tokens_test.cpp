@@ -1,4 +1,5 @@
 // Semantic tokens: names classified by what sema resolved them to.
+#include "argus/dsl/driver.h"
 #include "argus/dsl/semantic_tokens.h"
 
 #include "query_test_support.h"

@@ -6,7 +6,7 @@
 
 #include "argus/codegen/compile.h"
 #include "argus/codegen/lower.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 
 #include <nlohmann/json.hpp>
 

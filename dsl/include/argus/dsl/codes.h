@@ -16,7 +16,7 @@ struct CodeInfo {
 // E00xx: input
 inline constexpr std::string_view kEmptyFile = "E0001";    // no kernel in the file
 inline constexpr std::string_view kNotText = "E0002";      // binary data / invalid UTF-8
-inline constexpr std::string_view kFileTooLarge = "E0003"; // over FrontendOptions::max_file_bytes
+inline constexpr std::string_view kFileTooLarge = "E0003"; // over ParseOptions::max_file_bytes
 inline constexpr std::string_view kNestingTooDeep =
     "E0004"; // over LowerOptions::max_expression_depth
 // E01xx: syntax

@@ -1,10 +1,9 @@
-// The front end as one call: read → parse → lower → resolve → type-check.
-//
-// `argus check` and (later) the language server share this code path.
+// The front end as one call: parse → lower → resolve → type-check. It knows
+// nothing of the invariant checker: `check_source` (argus/dsl/driver.h) runs
+// this, then the checker, for `argus check`, the language server and codegen.
 #pragma once
 
 #include "argus/dsl/ast.h"
-#include "argus/dsl/checker_options.h"
 #include "argus/dsl/diagnostic.h"
 #include "argus/dsl/lower.h"
 #include "argus/dsl/sema.h"
@@ -19,17 +18,12 @@
 
 namespace argus {
 
-struct FrontendOptions {
+struct ParseOptions {
   // Larger files are refused (E0003) before parsing; kernels are small and a
   // multi-megabyte .argus file is almost certainly not one.
   size_t max_file_bytes = 4u << 20;
   LowerOptions lower;
   sema::SemaOptions sema;
-  // Run the data-flow invariant checker (dsl/check) on files without
-  // front-end errors; its violations join the diagnostics (E09xx/W09xx).
-  bool invariants = true;
-  check::CheckerOptions checker;
-  check::CheckCache *cache = nullptr; // per-kernel results to reuse; may be null
 };
 
 // Everything the front end knows about one file. Diagnostics are sorted.
@@ -39,17 +33,19 @@ struct CheckedFile {
   ast::Module module;
   std::unique_ptr<sema::SemaResult> sema; // absent when the input was refused
   std::vector<Diagnostic> diagnostics;
-  // Per kernel, what the invariant checker established (empty when it did not run).
+  // Per kernel, what the invariant checker established (check_source; empty
+  // when it did not run).
   std::vector<check::VerificationSummary> verification;
 
   bool has_errors() const;
 };
 
-// Checks `text` as the contents of `path` (used only in messages). With
+// Parses and analyzes `text` as the contents of `path` (used only in
+// messages): the front end's diagnostics, no invariant check. With
 // `edited_tree` (the tree of an earlier text, told about every edit since with
 // SyntaxTree::edit), the parse reuses its unchanged parts.
-CheckedFile check_source(std::string path, std::string text, const FrontendOptions &options = {},
-                         const SyntaxTree *edited_tree = nullptr);
+CheckedFile analyze_source(std::string path, std::string text, const ParseOptions &options = {},
+                           const SyntaxTree *edited_tree = nullptr);
 
 // Why a file could not be read at all (the CLI's exit code 2).
 struct ReadError {

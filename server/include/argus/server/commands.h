@@ -7,7 +7,7 @@
 #pragma once
 
 #include "argus/codegen/lower.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "argus/dsl/source.h"
 #include "argus/server/scheduler.h"
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "argus/dsl/checker.h"
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "argus/server/worker_pool.h"
 
 #include <atomic>

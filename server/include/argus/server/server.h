@@ -2,7 +2,7 @@
 // diagnostics over a Transport. `dsl/` computes; this class only translates.
 #pragma once
 
-#include "argus/dsl/frontend.h"
+#include "argus/dsl/driver.h"
 #include "argus/server/commands.h"
 #include "argus/server/document.h"
 #include "argus/server/log.h"
