@@ -122,7 +122,31 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
       bt[static_cast<size_t>(i)] =
           tag_of(b, w0 + mb.thread[static_cast<size_t>(i)], mb.value[static_cast<size_t>(i)]);
     // Operands agree on every field they share, for every (row, column, k) pair.
-    bool reported = false;
+    // For one k and field no pair disagrees exactly when A's column k or B's
+    // row k holds no value of it, or all values there are one value (not
+    // mixed): a linear test first, the pairs (for the first violation, in
+    // their order) only when it fails.
+    bool agree = true;
+    for (int k = 0; k < K && agree; ++k)
+      for (int f = 0; f < kMaxFields && agree; ++f) {
+        int64_t value = kAbsent;
+        bool mixed = false;
+        const auto take = [&](const Tag &t) {
+          const int64_t v = t.poison ? kAbsent : t.field[static_cast<size_t>(f)];
+          if (v == kAbsent)
+            return false;
+          mixed = mixed || v == kTop || (value != kAbsent && v != value);
+          value = v;
+          return true;
+        };
+        bool in_a = false, in_b = false;
+        for (int i = 0; i < M; ++i)
+          in_a = take(at[static_cast<size_t>(i + M * k)]) || in_a;
+        for (int j = 0; j < N; ++j)
+          in_b = take(bt[static_cast<size_t>(j + N * k)]) || in_b;
+        agree = !(in_a && in_b && mixed);
+      }
+    bool reported = agree;
     for (int k = 0; k < K && !reported; ++k)
       for (int i = 0; i < M && !reported; ++i)
         for (int j = 0; j < N && !reported; ++j) {
