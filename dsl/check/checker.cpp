@@ -564,6 +564,9 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
       if (!report.interrupted)
         detail::prove_grid_races(file, kernel, options, sampled_grid, report, reach);
       if (!report.interrupted)
+        reach.races_proved =
+            detail::prove_races_for_all_sizes(file, kernel, options, report, reach);
+      if (!report.interrupted)
         detail::attach_fixes(file, kernel, options, report);
       if (options.cancelled() || options.past_deadline())
         report.interrupted = true; // a proof or a fix may have been cut short

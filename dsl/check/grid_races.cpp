@@ -9,6 +9,7 @@
 #include "symbolic.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace argus::check::detail {
@@ -60,12 +61,22 @@ std::string block_text(const std::array<int64_t, 3> &b) {
   return "(" + std::to_string(b[0]) + "," + std::to_string(b[1]) + "," + std::to_string(b[2]) + ")";
 }
 
+// Which two threads the proof takes: of two distinct blocks, or two distinct
+// threads of one block (only for a kernel with no barrier and no shared
+// memory, where nothing orders two threads' global accesses).
+enum class Pair { Blocks, ThreadsOfABlock };
+
 class GridRaceProof {
 public:
+  // `quiet`: a proof the interpreter's instances do not need (the summary's
+  // "all sizes"): what it cannot prove is no W0901; a race it finds and the
+  // interpreter replays is still an error.
   GridRaceProof(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                const CheckerOptions &options, KernelReport &report)
-      : file_(file), kernel_(kernel), options_(options), report_(report),
-        one_(file, kernel, nullptr, ctx_, ""), two_(file, kernel, nullptr, ctx_, "'") {
+                const CheckerOptions &options, KernelReport &report, Pair pair = Pair::Blocks,
+                bool quiet = false)
+      : file_(file), kernel_(kernel), options_(options), report_(report), pair_(pair),
+        quiet_(quiet), one_(file, kernel, nullptr, ctx_, ""),
+        two_(file, kernel, nullptr, ctx_, "'") {
     one_.collect();
     two_.collect();
   }
@@ -144,7 +155,11 @@ private:
     for (size_t d = 0; d < x.index.size() && d < y.index.size(); ++d)
       same = same && x.index[d] == y.index[d];
     const auto &p = one_.block_ids(), &q = two_.block_ids();
-    return same && (p[0] != q[0] || p[1] != q[1] || p[2] != q[2]);
+    if (pair_ == Pair::Blocks)
+      return same && (p[0] != q[0] || p[1] != q[1] || p[2] != q[2]);
+    const auto &t = one_.thread_ids(), &u = two_.thread_ids();
+    return same && p[0] == q[0] && p[1] == q[1] && p[2] == q[2] &&
+           (t[0] != u[0] || t[1] != u[1] || t[2] != u[2]);
   }
 
   void add_query(z3::solver &s, size_t i, size_t j) {
@@ -171,6 +186,10 @@ private:
     }
     const std::string other = i == j ? "" : " and at " + quote(file_, *x.subscript);
     if (r == z3::unknown) {
+      if (quiet_) {
+        unproved_[root->name] = "Z3 gave no answer";
+        return false;
+      }
       report_.violations.push_back(
           grid_unproven(report_, y.subscript->range,
                         "could not prove within " + std::to_string(options_.query_timeout_ms) +
@@ -203,15 +222,22 @@ private:
     concrete.symbolic = false;
     concrete.unroll_bound = std::max<int64_t>(options_.unroll_bound, 1 << 16); // two blocks only
     Machine machine(file_, kernel_, concrete);
-    machine.run(sizes, {first, second});
+    if (pair_ == Pair::Blocks)
+      machine.run(sizes, {first, second});
+    else
+      machine.run(sizes, {first});
     for (Violation &v : machine.take_violations())
-      if (v.kind == "race" && v.data.contains("other_block") &&
+      if (v.kind == "race" && (pair_ != Pair::Blocks || v.data.contains("other_block")) &&
           (v.range.begin == x.subscript->range.begin ||
            v.range.begin == y.subscript->range.begin)) {
         v.data["found_by"] = "z3";
         report_.violations.push_back(std::move(v));
         return true; // reported: the pairs left go on (those at its sites are skipped)
       }
+    if (quiet_) {
+      unproved_[root->name] = "Z3's candidate did not replay";
+      return false;
+    }
     std::string at;
     for (const auto &[k, value] : sizes)
       at += (at.empty() ? "" : ", ") + k + " = " + std::to_string(value);
@@ -229,6 +255,8 @@ private:
   const sema::FunctionInfo &kernel_;
   const CheckerOptions &options_;
   KernelReport &report_;
+  Pair pair_;
+  bool quiet_;
   z3::context ctx_;
   BoundsProver one_, two_;
   std::map<std::string, std::string> unproved_;
@@ -259,6 +287,51 @@ void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
       report, kernel.function->name_range,
       sampled_grid + ". Races between blocks are proved for every block by Z3 except on " + why +
           ": there, races between the blocks that did not run are not checked"));
+}
+
+bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                               const CheckerOptions &options, KernelReport &report,
+                               const ProofReach &reach) {
+  if (!options.symbolic || report.interrupted || options.cancelled() || options.past_deadline())
+    return false;
+  // A barrier orders the accesses of a block's threads and shared memory is
+  // not in the proof: both stay with the interpreter.
+  std::set<std::string> calls;
+  std::function<void(const Expr &)> scan = [&](const Expr &e) {
+    if (e.kind == ExprKind::Call && !e.operands.empty())
+      calls.insert(e.callee().dotted_name());
+    for (const auto &x : e.operands)
+      if (x)
+        scan(*x);
+    for (const auto &k : e.keywords)
+      if (k.value)
+        scan(*k.value);
+  };
+  std::function<void(const std::vector<ast::StmtPtr> &)> walk =
+      [&](const std::vector<ast::StmtPtr> &body) {
+        for (const auto &st : body) {
+          for (const Expr *e : {st->value.get(), st->target.get()})
+            if (e)
+              scan(*e);
+          for (const auto &t : st->targets)
+            scan(*t);
+          walk(st->body);
+          walk(st->orelse);
+        }
+      };
+  walk(kernel.function->body);
+  for (const std::string &c : calls) {
+    if (c == "syncthreads" || c == "make_shared" || c.find('.') != std::string::npos)
+      return false; // intrinsics move shared memory (cp.async, ldmatrix) or registers
+    if (const sema::FunctionInfo *fn = file.sema->function_info(c);
+        fn && fn->role == sema::FunctionRole::Device)
+      return false; // the proof does not inline @device bodies' accesses
+  }
+  if (!GridRaceProof(file, kernel, options, report, Pair::ThreadsOfABlock, true).run().empty())
+    return false;
+  if (reach.grid_sampled)
+    return reach.grid_proved;
+  return GridRaceProof(file, kernel, options, report, Pair::Blocks, true).run().empty();
 }
 
 } // namespace argus::check::detail

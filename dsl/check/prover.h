@@ -120,6 +120,7 @@ public:
   const z3::expr_vector &facts() const { return facts_; }
   const std::vector<Access> &accesses() const { return accesses_; }
   const std::vector<z3::expr> &block_ids() const { return bid_; }
+  const std::vector<z3::expr> &thread_ids() const { return tid_; }
   // Global tensors used other than by subscripts (passed whole, a method, an
   // alias the prover does not follow): the first such use of each.
   const std::map<const sema::Symbol *, const Expr *> &opaque_uses() const { return opaque_; }

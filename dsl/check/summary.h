@@ -15,6 +15,7 @@ struct ProofReach {
   std::set<std::string> opaque_tensors; // global tensors used other than by subscripts
   bool grid_sampled = false;            // the interpreter ran part of some grid
   bool grid_proved = false;             // and Z3 proved races between all of its blocks
+  bool races_proved = false; // every global race ruled out for all sizes (threads and blocks)
 };
 
 VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo &kernel,

@@ -49,12 +49,13 @@ TEST(SummaryTest, ClosedFormIndicesAreProvedForAllSizesTheRestAtTheInstances) {
   EXPECT_EQ(s[0].unproven, 0);
   EXPECT_EQ(verdict(s[0], "bounds"), Verdict::AllSizes) << detail(s[0], "bounds");
   EXPECT_NE(detail(s[0], "bounds").find("(2 accesses)"), std::string::npos);
-  EXPECT_EQ(verdict(s[0], "races"), Verdict::Instances);
+  // No barrier, no shared memory: races are proved for every pair of threads and blocks.
+  EXPECT_EQ(verdict(s[0], "races"), Verdict::AllSizes) << detail(s[0], "races");
   EXPECT_EQ(verdict(s[0], "initialization"), Verdict::Instances);
   for (const char *p : {"tags", "stores", "operands", "barriers", "async", "coverage"})
     EXPECT_EQ(verdict(s[0], p), Verdict::Absent) << p;
   const std::string line = check::summary_line(s[0]);
-  EXPECT_NE(line.find("copy: bounds proved for all sizes; races, initialization checked at 2 "
+  EXPECT_NE(line.find("copy: bounds, races proved for all sizes; initialization checked at 2 "
                       "instances; tags, stores, operands, barriers, async, coverage absent"),
             std::string::npos)
       << line;
@@ -105,7 +106,22 @@ def shifted(X: Tensor((64,), f32), Y: Tensor((64,), f32)):
   EXPECT_EQ(detail(s[0], "tags"), "1 error");
   EXPECT_EQ(verdict(s[0], "stores"), Verdict::Instances); // X is tagged: the store contract holds
   EXPECT_EQ(verdict(s[0], "bounds"), Verdict::AllSizes);
+  EXPECT_EQ(verdict(s[0], "races"), Verdict::AllSizes);
+}
+
+// A barrier orders a block's threads, which the race proof does not model:
+// races stay with the interpreter's instances.
+TEST(SummaryTest, ABarrierKeepsRacesAtTheInstances) {
+  const auto s = summaries(R"(@kernel(grid=1, block=64)
+def ordered(Y: Tensor((64,), f32)):
+    t = thread_id()
+    Y[t] = 1.0
+    syncthreads()
+    Y[63 - t] = 2.0
+)");
+  ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(verdict(s[0], "races"), Verdict::Instances);
+  EXPECT_EQ(verdict(s[0], "barriers"), Verdict::Instances);
 }
 
 TEST(SummaryTest, ARaceIsViolatedRaces) {
