@@ -9,7 +9,6 @@
 #include "symbolic.h"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 
 namespace argus::check::detail {
@@ -296,31 +295,7 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
     return false;
   // A barrier orders the accesses of a block's threads and shared memory is
   // not in the proof: both stay with the interpreter.
-  std::set<std::string> calls;
-  std::function<void(const Expr &)> scan = [&](const Expr &e) {
-    if (e.kind == ExprKind::Call && !e.operands.empty())
-      calls.insert(e.callee().dotted_name());
-    for (const auto &x : e.operands)
-      if (x)
-        scan(*x);
-    for (const auto &k : e.keywords)
-      if (k.value)
-        scan(*k.value);
-  };
-  std::function<void(const std::vector<ast::StmtPtr> &)> walk =
-      [&](const std::vector<ast::StmtPtr> &body) {
-        for (const auto &st : body) {
-          for (const Expr *e : {st->value.get(), st->target.get()})
-            if (e)
-              scan(*e);
-          for (const auto &t : st->targets)
-            scan(*t);
-          walk(st->body);
-          walk(st->orelse);
-        }
-      };
-  walk(kernel.function->body);
-  for (const std::string &c : calls) {
+  for (const std::string &c : calls_in(*file.sema, *kernel.function)) {
     if (c == "syncthreads" || c == "make_shared" || c.find('.') != std::string::npos)
       return false; // intrinsics move shared memory (cp.async, ldmatrix) or registers
     if (const sema::FunctionInfo *fn = file.sema->function_info(c);

@@ -99,6 +99,17 @@ void callees_in(const sema::SemaResult &sema, const Expr &e, std::set<std::strin
       callees_in(sema, *k.value, names, walked);
 }
 
+} // namespace
+
+std::set<std::string> calls_in(const sema::SemaResult &sema, const ast::Function &kernel) {
+  std::set<std::string> calls;
+  std::set<const ast::Function *> walked;
+  callees_in(sema, kernel.body, calls, walked);
+  return calls;
+}
+
+namespace {
+
 // The operation of an intrinsic ("nvvm.mma_m16n8k16_bf16" → "mma_m16n8k16_bf16").
 std::string_view operation(std::string_view name) {
   const size_t dot = name.find('.');
@@ -139,9 +150,7 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
     else if (!v.warning)
       ++errors[property_of(v)];
   }
-  std::set<std::string> calls;
-  std::set<const ast::Function *> walked;
-  callees_in(*file.sema, kernel.function->body, calls, walked);
+  const std::set<std::string> calls = calls_in(*file.sema, *kernel.function);
   const auto calls_any = [&](auto &&pred) {
     for (const std::string &c : calls)
       if (pred(c))

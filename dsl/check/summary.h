@@ -18,6 +18,9 @@ struct ProofReach {
   bool races_proved = false; // every global race ruled out for all sizes (threads and blocks)
 };
 
+// The callees (dotted names) of a kernel and of the @device functions it reaches.
+std::set<std::string> calls_in(const sema::SemaResult &sema, const ast::Function &kernel);
+
 VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo &kernel,
                               const CheckerOptions &options, const KernelReport &report,
                               const ProofReach &reach);
