@@ -140,65 +140,64 @@ std::string Lowerer::convert(const std::string &text, ScalarKind from, ScalarKin
   return "static_cast<" + type_name(to, target_) + ">(" + text + ")";
 }
 
-std::string Lowerer::math(const std::string &name, const std::vector<std::string> &args,
-                          ScalarKind kind) {
+std::string Lowerer::math(BuiltinId id, const std::vector<std::string> &args, ScalarKind kind) {
   if (kind != ScalarKind::F32 && kind != ScalarKind::F64) {
     // bf16, f16, fp8: compute in f32 and round once.
     std::vector<std::string> wide;
     for (const std::string &a : args)
       wide.push_back(convert(a, kind, ScalarKind::F32));
-    return convert(math(name, wide, ScalarKind::F32), ScalarKind::F32, kind);
+    return convert(math(id, wide, ScalarKind::F32), ScalarKind::F32, kind);
   }
   const bool f32 = kind == ScalarKind::F32;
   const bool cuda = target_ == GpuTarget::Sm90;
   std::string fn;
   if (cuda) {
-    if (name == "exp")
+    if (id == BuiltinId::Exp)
       fn = f32 ? (fast_math_ ? "__expf" : "expf") : "exp";
-    else if (name == "log")
+    else if (id == BuiltinId::Log)
       fn = f32 ? (fast_math_ ? "__logf" : "logf") : "log";
-    else if (name == "exp2")
+    else if (id == BuiltinId::Exp2)
       fn = f32 ? "exp2f" : "exp2";
-    else if (name == "log2")
+    else if (id == BuiltinId::Log2)
       fn = f32 ? (fast_math_ ? "__log2f" : "log2f") : "log2";
-    else if (name == "sqrt")
+    else if (id == BuiltinId::Sqrt)
       fn = f32 ? "sqrtf" : "sqrt";
-    else if (name == "rsqrt")
+    else if (id == BuiltinId::Rsqrt)
       fn = f32 ? "rsqrtf" : "rsqrt";
-    else if (name == "tanh")
+    else if (id == BuiltinId::Tanh)
       fn = f32 ? "tanhf" : "tanh";
-    else if (name == "fma")
+    else if (id == BuiltinId::Fma)
       fn = f32 ? "fmaf" : "fma";
-    else if (name == "min")
+    else if (id == BuiltinId::Min)
       fn = f32 ? "fminf" : "fmin";
-    else if (name == "max")
+    else if (id == BuiltinId::Max)
       fn = f32 ? "fmaxf" : "fmax";
-    else if (name == "abs")
+    else if (id == BuiltinId::Abs)
       fn = f32 ? "fabsf" : "fabs";
   } else {
-    if (name == "exp")
+    if (id == BuiltinId::Exp)
       fn = f32 ? "__builtin_expf" : "__builtin_exp";
-    else if (name == "log")
+    else if (id == BuiltinId::Log)
       fn = f32 ? "__builtin_logf" : "__builtin_log";
-    else if (name == "exp2")
+    else if (id == BuiltinId::Exp2)
       fn = f32 ? "__builtin_exp2f" : "__builtin_exp2";
-    else if (name == "log2")
+    else if (id == BuiltinId::Log2)
       fn = f32 ? "__builtin_log2f" : "__builtin_log2";
-    else if (name == "sqrt")
+    else if (id == BuiltinId::Sqrt)
       fn = f32 ? "__builtin_sqrtf" : "__builtin_sqrt";
-    else if (name == "rsqrt")
+    else if (id == BuiltinId::Rsqrt)
       fn = f32 ? "__builtin_amdgcn_rsqf" : "__builtin_amdgcn_rsq";
-    else if (name == "tanh")
+    else if (id == BuiltinId::Tanh)
       fn = f32 ? "argus_tanhf" : "";
-    else if (name == "fma")
+    else if (id == BuiltinId::Fma)
       fn = f32 ? "__builtin_fmaf" : "__builtin_fma";
-    else if (name == "min")
+    else if (id == BuiltinId::Min)
       fn = f32 ? "__builtin_fminf" : "__builtin_fmin";
-    else if (name == "max")
+    else if (id == BuiltinId::Max)
       fn = f32 ? "__builtin_fmaxf" : "__builtin_fmax";
-    else if (name == "abs")
+    else if (id == BuiltinId::Abs)
       fn = f32 ? "__builtin_fabsf" : "__builtin_fabs";
-    if (name == "tanh" && !f32)
+    if (id == BuiltinId::Tanh && !f32)
       return "static_cast<double>(argus_tanhf(static_cast<float>(" + args[0] + ")))";
   }
   std::string out = fn + "(";
@@ -233,20 +232,20 @@ ExprRef Lowerer::linear_thread() {
                   "__builtin_amdgcn_workitem_id_z()))",
                   Interval::closed(0, 1023));
   }
-  ExprRef x = launch_coordinate("thread_id", 0);
-  ExprRef y = launch_coordinate("thread_id", 1);
-  ExprRef z = launch_coordinate("thread_id", 2);
+  ExprRef x = launch_coordinate(BuiltinId::ThreadId, 0);
+  ExprRef y = launch_coordinate(BuiltinId::ThreadId, 1);
+  ExprRef z = launch_coordinate(BuiltinId::ThreadId, 2);
   const int64_t bx = fn_->block[0];
   const int64_t by = fn_->block[1];
   return x + bx * (y + by * z);
 }
 
-ExprRef Lowerer::launch_coordinate(const std::string &name, int dim) {
+ExprRef Lowerer::launch_coordinate(BuiltinId id, int dim) {
   const bool kernel = fn_ && fn_->role == sema::FunctionRole::Kernel;
   const bool cuda = target_ == GpuTarget::Sm90;
   const char axis = "xyz"[std::clamp(dim, 0, 2)];
   const std::string a(1, axis);
-  if (name == "thread_id") {
+  if (id == BuiltinId::ThreadId) {
     if (kernel) {
       const int64_t extent = fn_->block[static_cast<size_t>(std::clamp(dim, 0, 2))];
       if (extent == 1)
@@ -259,19 +258,19 @@ ExprRef Lowerer::launch_coordinate(const std::string &name, int dim) {
                             : "int(__builtin_amdgcn_workitem_id_" + a + "())",
                        Interval::closed(0, 1023));
   }
-  if (name == "block_id") {
+  if (id == BuiltinId::BlockId) {
     return ctx_.symbol(cuda ? "int(blockIdx." + a + ")"
                             : "int(__builtin_amdgcn_workgroup_id_" + a + "())",
                        Interval::non_negative());
   }
-  if (name == "block_dim") {
+  if (id == BuiltinId::BlockDim) {
     if (kernel)
       return ctx_.constant(fn_->block[static_cast<size_t>(std::clamp(dim, 0, 2))]);
     return ctx_.symbol(cuda ? "int(blockDim." + a + ")"
                             : "int(__builtin_amdgcn_workgroup_size_" + a + "())",
                        Interval::closed(1, 1024));
   }
-  if (name == "grid_dim") {
+  if (id == BuiltinId::GridDim) {
     if (cuda)
       return ctx_.symbol("int(gridDim." + a + ")", Interval::positive());
     return opaque("int(__builtin_amdgcn_grid_size_" + a + "() / __builtin_amdgcn_workgroup_size_" +
@@ -279,7 +278,7 @@ ExprRef Lowerer::launch_coordinate(const std::string &name, int dim) {
                   Interval::positive());
   }
   const int warp = cuda ? 32 : 64;
-  if (name == "lane_id") {
+  if (id == BuiltinId::LaneId) {
     if (!kernel && !cuda)
       return ctx_.symbol("argus_lane()", Interval::closed(0, 63));
     return linear_thread() % warp;
@@ -371,30 +370,32 @@ ExprRef Lowerer::iexpr(const Expr &e) {
     break;
   }
   case ExprKind::Call: {
-    const std::string name = callee_name(e);
-    if (name == "thread_id" || name == "block_id" || name == "block_dim" || name == "grid_dim") {
+    const BuiltinId id = builtin_of(e);
+    if (id == BuiltinId::ThreadId || id == BuiltinId::BlockId || id == BuiltinId::BlockDim ||
+        id == BuiltinId::GridDim) {
       const Expr *d = call_arg(e, 0, "dim");
       const int dim = d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0;
-      return launch_coordinate(name, dim);
+      return launch_coordinate(id, dim);
     }
-    if (name == "lane_id" || name == "warp_id")
-      return launch_coordinate(name, 0);
+    if (id == BuiltinId::LaneId || id == BuiltinId::WarpId)
+      return launch_coordinate(id, 0);
     if (!is_signed_int_type(t))
       break;
-    if (name == "cdiv" && e.arg_count() == 2) {
+    if (id == BuiltinId::Cdiv && e.arg_count() == 2) {
       const ExprRef a = iexpr(e.arg(0));
       const ExprRef b = iexpr(e.arg(1));
       if (b.range().positive_values())
         return ctx_.floor_div(a + b - 1, b);
       return ctx_.neg(ctx_.floor_div(ctx_.neg(a), b));
     }
-    if ((name == "min" || name == "max") && e.arg_count() >= 2) {
+    if ((id == BuiltinId::Min || id == BuiltinId::Max) && e.arg_count() >= 2) {
       ExprRef acc = iexpr(e.arg(0));
       for (size_t i = 1; i < e.arg_count(); ++i)
-        acc = name == "min" ? ctx_.min(acc, iexpr(e.arg(i))) : ctx_.max(acc, iexpr(e.arg(i)));
+        acc =
+            id == BuiltinId::Min ? ctx_.min(acc, iexpr(e.arg(i))) : ctx_.max(acc, iexpr(e.arg(i)));
       return acc;
     }
-    if (name == "abs" && e.arg_count() == 1) {
+    if (id == BuiltinId::Abs && e.arg_count() == 1) {
       const ExprRef a = iexpr(e.arg(0));
       return ctx_.max(a, ctx_.neg(a));
     }
@@ -539,119 +540,118 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
 }
 
 std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want) {
-  const std::string name = callee_name(call);
+  const BuiltinId id = builtin_of(call);
   const Type *t = type_of(call);
   const ScalarKind kind = kind_of(call, want);
   const bool cuda = target_ == GpuTarget::Sm90;
   auto arg = [&](size_t i, std::string_view keyword) { return call_arg(call, i, keyword); };
 
-  if (call.callee().kind == ExprKind::Name) {
-    const Symbol *callee_symbol = symbol_of(call.callee());
-    if (callee_symbol && callee_symbol->kind == SymbolKind::Function && callee_symbol->function) {
-      const sema::FunctionInfo *callee = sema_.function_info(callee_symbol->function->name);
-      std::string out = cpp_name(callee_symbol->function->name) + "(";
-      for (size_t i = 0; i < call.arg_count(); ++i) {
-        std::optional<ScalarKind> pk;
-        if (callee && i < callee->params.size() && callee->params[i] &&
-            callee->params[i]->type.kind == TypeKind::Scalar)
-          pk = callee->params[i]->type.scalar;
-        out += (i ? ", " : "") + expr(call.arg(i), pk);
-      }
-      return out + ")";
+  const sema::CallTarget target = sema_.call_of(call);
+  if (target.kind == sema::CallKind::Device && target.device) {
+    const sema::FunctionInfo *callee = sema_.function_info(target.device->name);
+    std::string out = cpp_name(target.device->name) + "(";
+    for (size_t i = 0; i < call.arg_count(); ++i) {
+      std::optional<ScalarKind> pk;
+      if (callee && i < callee->params.size() && callee->params[i] &&
+          callee->params[i]->type.kind == TypeKind::Scalar)
+        pk = callee->params[i]->type.scalar;
+      out += (i ? ", " : "") + expr(call.arg(i), pk);
     }
-    if (!callee_symbol) {
-      if (auto to = sema::scalar_from_name(name)) {
-        const Expr *x = arg(0, "x");
-        if (!x)
-          return literal_int(0, *to);
-        const Type *xt = type_of(*x);
-        if (xt && xt->kind == TypeKind::FloatLiteral && x->kind == ExprKind::Float)
-          return literal_float(x->float_value, *to);
-        const ScalarKind from = kind_of(*x, *to);
-        return convert(expr(*x, from), from, *to);
-      }
-    }
+    return out + ")";
   }
-  if (name == "convert") {
+  if (target.kind == sema::CallKind::Cast) {
+    const ScalarKind to = target.cast;
+    const Expr *x = arg(0, "x");
+    if (!x)
+      return literal_int(0, to);
+    const Type *xt = type_of(*x);
+    if (xt && xt->kind == TypeKind::FloatLiteral && x->kind == ExprKind::Float)
+      return literal_float(x->float_value, to);
+    const ScalarKind from = kind_of(*x, to);
+    return convert(expr(*x, from), from, to);
+  }
+  if (id == BuiltinId::Convert) {
     const Expr *x = arg(0, "x");
     const ScalarKind from = kind_of(*x, kind);
     return convert(expr(*x, from), from, kind);
   }
-  if (name == "bitcast") {
+  if (id == BuiltinId::Bitcast) {
     const Expr *x = arg(0, "x");
     const ScalarKind from = kind_of(*x, std::nullopt);
     return "argus_bitcast<" + type_name(kind, target_) + ">(" + expr(*x, from) + ")";
   }
-  if (name == "thread_id" || name == "block_id" || name == "block_dim" || name == "grid_dim" ||
-      name == "lane_id" || name == "warp_id")
+  if (id == BuiltinId::ThreadId || id == BuiltinId::BlockId || id == BuiltinId::BlockDim ||
+      id == BuiltinId::GridDim || id == BuiltinId::LaneId || id == BuiltinId::WarpId)
     return cpp(iexpr(call));
-  if (name == "cdiv" || ((name == "min" || name == "max" || name == "abs") && t &&
-                         (t->kind == TypeKind::IntLiteral ||
-                          (t->kind == TypeKind::Scalar && sema::is_integer(t->scalar))))) {
+  if (id == BuiltinId::Cdiv ||
+      ((id == BuiltinId::Min || id == BuiltinId::Max || id == BuiltinId::Abs) && t &&
+       (t->kind == TypeKind::IntLiteral ||
+        (t->kind == TypeKind::Scalar && sema::is_integer(t->scalar))))) {
     if (is_signed_int(kind))
       return cpp(iexpr(call));
     // Unsigned: plain C++.
     std::vector<std::string> args;
     for (size_t i = 0; i < call.arg_count(); ++i)
       args.push_back(expr(call.arg(i), kind));
-    if (name == "cdiv")
+    if (id == BuiltinId::Cdiv)
       return "((" + args[0] + " + " + args[1] + " - 1) / " + args[1] + ")";
-    if (name == "abs")
+    if (id == BuiltinId::Abs)
       return args[0];
     std::string acc = args[0];
     for (size_t i = 1; i < args.size(); ++i)
-      acc = "argus_" + name + "(" + acc + ", " + args[i] + ")";
+      acc = "argus_" + builtin_name(id) + "(" + acc + ", " + args[i] + ")";
     return acc;
   }
-  if (name == "min" || name == "max" || name == "abs" || name == "exp" || name == "exp2" ||
-      name == "log" || name == "log2" || name == "sqrt" || name == "rsqrt" || name == "tanh" ||
-      name == "fma") {
+  if (id == BuiltinId::Min || id == BuiltinId::Max || id == BuiltinId::Abs ||
+      id == BuiltinId::Exp || id == BuiltinId::Exp2 || id == BuiltinId::Log ||
+      id == BuiltinId::Log2 || id == BuiltinId::Sqrt || id == BuiltinId::Rsqrt ||
+      id == BuiltinId::Tanh || id == BuiltinId::Fma) {
     std::vector<std::string> args;
     for (size_t i = 0; i < call.arg_count(); ++i)
       args.push_back(expr(call.arg(i), kind));
-    if ((name == "min" || name == "max") && args.size() > 2) {
+    if ((id == BuiltinId::Min || id == BuiltinId::Max) && args.size() > 2) {
       std::string acc = args[0];
       for (size_t i = 1; i < args.size(); ++i)
-        acc = math(name, {acc, args[i]}, kind);
+        acc = math(id, {acc, args[i]}, kind);
       return acc;
     }
-    return math(name, args, kind);
+    return math(id, args, kind);
   }
-  if (name == "shuffle" || name == "shuffle_xor" || name == "shuffle_up" ||
-      name == "shuffle_down") {
+  if (id == BuiltinId::Shuffle || id == BuiltinId::ShuffleXor || id == BuiltinId::ShuffleUp ||
+      id == BuiltinId::ShuffleDown) {
     const Expr *x = arg(0, "x");
     const Expr *other = call_arg(call, 1,
-                                 name == "shuffle"       ? "lane"
-                                 : name == "shuffle_xor" ? "mask"
-                                                         : "delta");
+                                 id == BuiltinId::Shuffle      ? "lane"
+                                 : id == BuiltinId::ShuffleXor ? "mask"
+                                                               : "delta");
     const std::string v = expr(*x, kind);
     const std::string o = expr(*other, ScalarKind::I32);
     if (cuda) {
-      const std::string fn = name == "shuffle"       ? "__shfl_sync"
-                             : name == "shuffle_xor" ? "__shfl_xor_sync"
-                             : name == "shuffle_up"  ? "__shfl_up_sync"
-                                                     : "__shfl_down_sync";
+      const std::string fn = id == BuiltinId::Shuffle      ? "__shfl_sync"
+                             : id == BuiltinId::ShuffleXor ? "__shfl_xor_sync"
+                             : id == BuiltinId::ShuffleUp  ? "__shfl_up_sync"
+                                                           : "__shfl_down_sync";
       return fn + "(0xffffffffu, " + v + ", " + o + ")";
     }
-    const std::string fn = name == "shuffle"       ? "argus_shfl"
-                           : name == "shuffle_xor" ? "argus_shfl_xor"
-                           : name == "shuffle_up"  ? "argus_shfl_up"
-                                                   : "argus_shfl_down";
+    const std::string fn = id == BuiltinId::Shuffle      ? "argus_shfl"
+                           : id == BuiltinId::ShuffleXor ? "argus_shfl_xor"
+                           : id == BuiltinId::ShuffleUp  ? "argus_shfl_up"
+                                                         : "argus_shfl_down";
     return fn + "(" + v + ", " + o + ")";
   }
-  if ((name == "amdgpu.raw_buffer_load_x1" || name == "amdgpu.raw_buffer_load_x2" ||
-       name == "amdgpu.raw_buffer_load_x4" || name == "amdgpu.ds_read_b128") &&
+  if ((id == BuiltinId::AmdBufferLoadX1 || id == BuiltinId::AmdBufferLoadX2 ||
+       id == BuiltinId::AmdBufferLoadX4 || id == BuiltinId::AmdDsReadB128) &&
       t && t->kind == TypeKind::Scalar) {
     auto v = view_of(*arg(0, "src"));
     if (!v)
       return "0";
     // A 4-byte scalar through a real buffer load (see Lowerer::buffer_load), bit for bit.
-    if (name == "amdgpu.raw_buffer_load_x1" && bytes_of(v->dtype) == 4)
-      if (auto load = buffer_load_text(name, *v))
+    if (id == BuiltinId::AmdBufferLoadX1 && bytes_of(v->dtype) == 4)
+      if (auto load = buffer_load_text(id, *v))
         return "argus_bitcast<" + type_name(v->dtype, target_) + ">(" + *load + ")";
     return element_ref(*v);
   }
-  error(call.range, "cannot lower a call of '" + name + "' as a value here");
+  error(call.range, "cannot lower a call of '" + call.callee().dotted_name() + "' as a value here");
   return "0";
 }
 
@@ -741,8 +741,8 @@ std::optional<View> Lowerer::view_of(const Expr &e) {
     return index_view(*base, indices);
   }
   case ExprKind::Call: {
-    const std::string name = callee_name(e);
-    if (e.callee().kind == ExprKind::Attribute && e.callee().name == "tile") {
+    const BuiltinId id = builtin_of(e);
+    if (sema_.call_of(e).kind == sema::CallKind::Tile) {
       auto base = view_of(*e.callee().operands[0]);
       if (!base || e.arg_count() != 1)
         return std::nullopt;
@@ -754,7 +754,7 @@ std::optional<View> Lowerer::view_of(const Expr &e) {
       base->tile = *tile;
       return base;
     }
-    if (name == "view") {
+    if (id == BuiltinId::View) {
       const Expr *src = call_arg(e, 0, "t");
       const Expr *spec = call_arg(e, 1, "as");
       if (!src || !spec)
@@ -782,7 +782,7 @@ std::optional<View> Lowerer::view_of(const Expr &e) {
       }
       return out;
     }
-    if (name == "subview") {
+    if (id == BuiltinId::Subview) {
       const Expr *src = call_arg(e, 0, "t");
       const Expr *offsets = call_arg(e, 1, "offsets");
       const Expr *sizes = call_arg(e, 2, "sizes");
@@ -806,7 +806,7 @@ std::optional<View> Lowerer::view_of(const Expr &e) {
       }
       return out;
     }
-    error(e.range, "cannot lower '" + name + "' as a tensor view here");
+    error(e.range, "cannot lower '" + e.callee().dotted_name() + "' as a tensor view here");
     return std::nullopt;
   }
   case ExprKind::Conditional:

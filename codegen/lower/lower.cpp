@@ -286,17 +286,6 @@ const Expr *call_arg(const Expr &call, size_t index, std::string_view keyword) {
   return nullptr;
 }
 
-std::string callee_name(const Expr &call) {
-  if (call.kind != ExprKind::Call)
-    return "";
-  return call.callee().dotted_name();
-}
-
-bool is_tag_call(const std::string &name) {
-  return name == "tag" || name == "assert_tag" || name == "assert_tag_eq" || name == "reset_tags" ||
-         name == "assert_covered" || name == "assume";
-}
-
 } // namespace detail
 } // namespace argus::codegen
 

@@ -27,8 +27,6 @@ std::string paren(const std::string &s);
 std::string c_string(std::string_view s);
 std::string printf_escape(std::string_view s);
 const ast::Expr *call_arg(const ast::Expr &call, size_t index, std::string_view keyword);
-std::string callee_name(const ast::Expr &call);
-bool is_tag_call(const std::string &name);
 
 // Memory a view points into: a tensor parameter, a shared array or a register array.
 struct Buffer {
@@ -102,6 +100,7 @@ public:
   void emit_function(const sema::FunctionInfo &info, std::ostringstream &out, KernelMeta *meta);
   std::string local_name(const sema::Symbol *symbol);
   const sema::Type *type_of(const ast::Expr &e) const;
+  BuiltinId builtin_of(const ast::Expr &call) const { return sema_.builtin_of(call); }
 
   // expr.cpp: scalar expressions
   std::string expr(const ast::Expr &e, std::optional<sema::ScalarKind> want = std::nullopt);
@@ -110,15 +109,14 @@ public:
   std::string literal_float(double value, sema::ScalarKind kind) const;
   std::string convert(const std::string &text, sema::ScalarKind from, sema::ScalarKind to) const;
   std::string call_expr(const ast::Expr &call, std::optional<sema::ScalarKind> want);
-  std::string math(const std::string &name, const std::vector<std::string> &args,
-                   sema::ScalarKind kind);
+  std::string math(BuiltinId id, const std::vector<std::string> &args, sema::ScalarKind kind);
   layout::ExprRef iexpr(const ast::Expr &e);
   // `a op b` on signed integers as a symbolic expression (shared by binary
   // expressions and augmented assignments); null where it cannot be built.
   layout::ExprRef int_binary(ast::BinaryOp op, layout::ExprRef a, layout::ExprRef b);
   layout::ExprRef opaque(const std::string &text, layout::Interval range = layout::Interval::all());
   std::string cpp(layout::ExprRef e) const;
-  layout::ExprRef launch_coordinate(const std::string &name, int dim);
+  layout::ExprRef launch_coordinate(BuiltinId id, int dim);
   layout::ExprRef linear_thread();
 
   // expr.cpp: views
@@ -145,8 +143,8 @@ public:
   void copy(const View &dst, const View &src, const std::string &what);
   void store_values(const View &dst, const std::vector<std::string> &values);
   bool intrinsic_into(const ast::Expr &call, const View &dst);
-  bool buffer_load(const std::string &name, const View &dst, const View &src);
-  std::optional<std::string> buffer_load_text(const std::string &name, const View &src);
+  bool buffer_load(BuiltinId id, const View &dst, const View &src);
+  std::optional<std::string> buffer_load_text(BuiltinId id, const View &src);
   void intrinsic_statement(const ast::Expr &call);
   void for_loop(const ast::Stmt &s);
   void mark_written(const View &v);

@@ -13,6 +13,17 @@ using ast::BinaryOp;
 using ast::Expr;
 using ast::ExprKind;
 
+// cdiv, min, max or abs; None for any other call. Sema's resolution when it
+// analyzed the expression; the grid and @bench expressions it folds without
+// recording a call are resolved the way sema resolves a builtin name.
+BuiltinId integer_builtin(const Expr &call, const SimpleContext &context) {
+  BuiltinId id = context.sema ? context.sema->builtin_of(call) : BuiltinId::None;
+  if (id == BuiltinId::None && call.callee().kind == ExprKind::Name)
+    id = builtin_by_name("", call.callee().name).value_or(BuiltinId::None);
+  using enum BuiltinId;
+  return id == Cdiv || id == Min || id == Max || id == Abs ? id : None;
+}
+
 std::string int_literal(int64_t v, SimpleStyle style) {
   if (style == SimpleStyle::Python)
     return std::to_string(v);
@@ -140,9 +151,10 @@ struct Printer {
       return "(" + *c + " ? " + *a + " : " + *b + ")";
     }
     case ExprKind::Call: {
-      const std::string name = e.callee().kind == ExprKind::Name ? e.callee().name : "";
-      if (name != "cdiv" && name != "min" && name != "max" && name != "abs")
+      const BuiltinId id = integer_builtin(e, context);
+      if (id == BuiltinId::None)
         return fail("a call of '" + e.callee().dotted_name() + "'");
+      const std::string name = builtin_name(id);
       std::vector<std::string> args;
       for (size_t i = 0; i < e.arg_count(); ++i) {
         auto a = print(e.arg(i));
@@ -150,9 +162,9 @@ struct Printer {
           return a;
         args.push_back(*a);
       }
-      if (name == "abs" && args.size() != 1)
+      if (id == BuiltinId::Abs && args.size() != 1)
         return fail("abs takes one argument");
-      if (name != "abs" && args.size() < 2)
+      if (id != BuiltinId::Abs && args.size() < 2)
         return fail(name + " takes two arguments");
       if (style == SimpleStyle::Python) {
         std::string out = name + "(";
@@ -162,7 +174,7 @@ struct Printer {
       }
       const std::string fn = "argus_host_" + name;
       std::string acc = args[0];
-      if (name == "abs")
+      if (id == BuiltinId::Abs)
         return fn + "(" + acc + ")";
       for (size_t i = 1; i < args.size(); ++i)
         acc = fn + "(" + acc + ", " + args[i] + ")";
@@ -213,7 +225,7 @@ std::optional<int64_t> evaluate_simple(const Expr &e, const SimpleContext &conte
     return int_eval::binary(e.binary_op, *a, *b).get();
   }
   case ExprKind::Call: {
-    const std::string name = e.callee().kind == ExprKind::Name ? e.callee().name : "";
+    const BuiltinId id = integer_builtin(e, context);
     std::vector<int64_t> args;
     for (size_t i = 0; i < e.arg_count(); ++i) {
       auto v = eval(e.arg(i));
@@ -221,17 +233,17 @@ std::optional<int64_t> evaluate_simple(const Expr &e, const SimpleContext &conte
         return v;
       args.push_back(*v);
     }
-    if (name == "abs" && args.size() == 1)
+    if (id == BuiltinId::Abs && args.size() == 1)
       return int_eval::absolute(args[0]).get();
     if (args.size() < 2)
       return std::nullopt;
-    if (name == "cdiv")
+    if (id == BuiltinId::Cdiv)
       return int_eval::cdiv(args[0], args[1]).get();
     int64_t acc = args[0];
     for (size_t i = 1; i < args.size(); ++i) {
-      if (name == "min")
+      if (id == BuiltinId::Min)
         acc = std::min(acc, args[i]);
-      else if (name == "max")
+      else if (id == BuiltinId::Max)
         acc = std::max(acc, args[i]);
       else
         return std::nullopt;

@@ -128,7 +128,7 @@ void Lowerer::prepare_function(const sema::FunctionInfo &info) {
   std::vector<int> path;
   std::function<void(const Expr &, const Stmt &, bool)> scan_expr;
   scan_expr = [&](const Expr &e, const Stmt &s, bool defining_stmt) {
-    if (e.kind == ExprKind::Call && is_tag_call(callee_name(e)))
+    if (e.kind == ExprKind::Call && is_checker_only(builtin_of(e)))
       return;
     if (e.kind == ExprKind::Name) {
       const Symbol *sym = symbol_of(e);
@@ -306,7 +306,7 @@ void Lowerer::mark_written(const View &v) {
 void Lowerer::stmt(const Stmt &s) {
   // Tags, assertions and assume leave no trace in device code.
   if (s.kind == StmtKind::Expr && s.value && s.value->kind == ExprKind::Call &&
-      is_tag_call(callee_name(*s.value)))
+      is_checker_only(builtin_of(*s.value)))
     return;
   if (s.kind == StmtKind::Pass)
     return;
@@ -318,16 +318,16 @@ void Lowerer::stmt(const Stmt &s) {
       line("(void)" + paren(expr(e)) + ";");
       return;
     }
-    const std::string name = callee_name(e);
+    const BuiltinId id = builtin_of(e);
     const bool cuda = target_ == GpuTarget::Sm90;
-    if (name == "syncthreads") {
+    if (id == BuiltinId::Syncthreads) {
       line("__syncthreads();");
-    } else if (name == "async_commit") {
+    } else if (id == BuiltinId::AsyncCommit) {
       if (cuda)
         line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
       else
         line("// async_commit(): gfx942 has no asynchronous copies to group");
-    } else if (name == "async_wait") {
+    } else if (id == BuiltinId::AsyncWait) {
       const Expr *n = call_arg(e, 0, "n");
       const int64_t count = n ? sema_.constant_of(*n).value_or(0) : 0;
       if (cuda)
@@ -335,7 +335,7 @@ void Lowerer::stmt(const Stmt &s) {
              ";\\n\" ::: \"memory\");");
       else
         line("// async_wait(" + std::to_string(count) + "): nothing to wait for on gfx942");
-    } else if (name.rfind("nvvm.", 0) == 0 || name.rfind("amdgpu.", 0) == 0) {
+    } else if (is_intrinsic(id)) {
       intrinsic_statement(e);
     } else {
       const Type *t = type_of(e);
@@ -595,19 +595,19 @@ void Lowerer::assign(const Stmt &s, const Expr &target, const Expr &value) {
 
 void Lowerer::bind_new_buffer(const Stmt &s, const Symbol *symbol, const Expr &call) {
   (void)s;
-  const std::string name = callee_name(call);
+  const BuiltinId id = builtin_of(call);
   const Expr *shape_e = call_arg(call, 0, "shape");
-  const Expr *dtype_e = call_arg(call, name == "full" ? 2 : 1, "dtype");
+  const Expr *dtype_e = call_arg(call, id == BuiltinId::Full ? 2 : 1, "dtype");
   const Type *dt = dtype_e ? type_of(*dtype_e) : nullptr;
   if (!shape_e || !dt || dt->kind != TypeKind::Dtype) {
-    error(call.range, "cannot lower this " + name + "(...)");
+    error(call.range, "cannot lower this " + builtin_name(id) + "(...)");
     return;
   }
   auto shape = int_tuple(*shape_e);
   int64_t count = 1;
   for (ExprRef d : *shape) {
     if (!d.is_constant()) {
-      error(call.range, name + " needs a compile-time shape");
+      error(call.range, builtin_name(id) + " needs a compile-time shape");
       return;
     }
     count *= d.constant();
@@ -615,14 +615,14 @@ void Lowerer::bind_new_buffer(const Stmt &s, const Symbol *symbol, const Expr &c
   Buffer b;
   b.name = unique_name(local_name(symbol));
   b.dtype = dt->scalar;
-  b.space = name == "make_shared" ? MemorySpace::Shared : MemorySpace::Local;
+  b.space = id == BuiltinId::MakeShared ? MemorySpace::Shared : MemorySpace::Local;
   b.elements = count;
   std::vector<ExprRef> strides;
-  if (name == "make_shared") {
+  if (id == BuiltinId::MakeShared) {
     if (const Expr *layout_e = call_arg(call, 2, "layout")) {
       std::function<bool(const Expr &)> read_layout = [&](const Expr &l) -> bool {
-        const std::string ln = callee_name(l);
-        if (ln == "Swizzle" && l.arg_count() == 3) {
+        const BuiltinId lid = builtin_of(l);
+        if (lid == BuiltinId::Swizzle && l.arg_count() == 3) {
           layout::Swizzle sw;
           sw.bits = static_cast<int>(sema_.constant_of(l.arg(0)).value_or(0));
           sw.base = static_cast<int>(sema_.constant_of(l.arg(1)).value_or(0));
@@ -631,14 +631,14 @@ void Lowerer::bind_new_buffer(const Stmt &s, const Symbol *symbol, const Expr &c
             b.swizzle = sw;
           return true;
         }
-        if (ln == "make_layout" && l.arg_count() == 2) {
+        if (lid == BuiltinId::MakeLayout && l.arg_count() == 2) {
           auto st = int_tuple(l.arg(1));
           if (!st || st->size() != shape->size())
             return false;
           strides = *st;
           return true;
         }
-        if (ln == "compose" && l.arg_count() == 2)
+        if (lid == BuiltinId::Compose && l.arg_count() == 2)
           return read_layout(l.arg(0)) && read_layout(l.arg(1));
         return false;
       };
@@ -663,7 +663,7 @@ void Lowerer::bind_new_buffer(const Stmt &s, const Symbol *symbol, const Expr &c
   buffers_.push_back(b);
   const int index = static_cast<int>(buffers_.size() - 1);
   views_[symbol] = buffer_view(index, *shape, strides);
-  if (name == "full") {
+  if (id == BuiltinId::Full) {
     const Expr *value = call_arg(call, 1, "value");
     const std::string v = value ? expr(*value, b.dtype) : literal_int(0, b.dtype);
     line("#pragma unroll");
@@ -673,17 +673,17 @@ void Lowerer::bind_new_buffer(const Stmt &s, const Symbol *symbol, const Expr &c
 }
 
 void Lowerer::assign_tensor(const Stmt &s, const Expr &target, const Expr &value) {
-  const std::string vname = value.kind == ExprKind::Call ? callee_name(value) : "";
+  const BuiltinId vid = value.kind == ExprKind::Call ? builtin_of(value) : BuiltinId::None;
   const Symbol *sym = target.kind == ExprKind::Name ? symbol_of(target) : nullptr;
-  if (vname == "make_shared" || vname == "make_local" || vname == "full") {
+  if (vid == BuiltinId::MakeShared || vid == BuiltinId::MakeLocal || vid == BuiltinId::Full) {
     if (!sym) {
-      error(target.range, vname + "(...) must be assigned to a name");
+      error(target.range, builtin_name(vid) + "(...) must be assigned to a name");
       return;
     }
     bind_new_buffer(s, sym, value);
     return;
   }
-  const bool intrinsic = vname.rfind("nvvm.", 0) == 0 || vname.rfind("amdgpu.", 0) == 0;
+  const bool intrinsic = is_intrinsic(vid);
   if (intrinsic) {
     std::optional<View> dst;
     if (sym && !views_.count(sym)) {
@@ -713,7 +713,7 @@ void Lowerer::assign_tensor(const Stmt &s, const Expr &target, const Expr &value
     if (!dst)
       return;
     if (!intrinsic_into(value, *dst))
-      error(value.range, "cannot lower '" + vname + "' here");
+      error(value.range, "cannot lower '" + value.callee().dotted_name() + "' here");
     return;
   }
   auto src = view_of(value);
@@ -852,7 +852,7 @@ void Lowerer::copy(const View &dst, const View &src, const std::string &what) {
 // and the hardware range-checks the offset against num_records, which is why the intrinsic
 // exists. The host check limits such tensors to 2 GiB (the byte offset is int32 arithmetic). The
 // bytes go into dst bit for bit, as copy() would move them. False: not applicable (copy() instead).
-std::optional<std::string> Lowerer::buffer_load_text(const std::string &name, const View &src) {
+std::optional<std::string> Lowerer::buffer_load_text(BuiltinId id, const View &src) {
   const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
   const auto m = element_count(src);
   if (target_ == GpuTarget::Sm90 || fn_->role != sema::FunctionRole::Kernel ||
@@ -860,9 +860,9 @@ std::optional<std::string> Lowerer::buffer_load_text(const std::string &name, co
       !src.tile.empty())
     return std::nullopt;
   const int64_t bytes = *m * bytes_of(src.dtype);
-  const int64_t want = name == "amdgpu.raw_buffer_load_x1"   ? 4
-                       : name == "amdgpu.raw_buffer_load_x2" ? 8
-                                                             : 16;
+  const int64_t want = id == BuiltinId::AmdBufferLoadX1   ? 4
+                       : id == BuiltinId::AmdBufferLoadX2 ? 8
+                                                          : 16;
   if (bytes != want || src.offset.multiple_of() % 4 != 0)
     return std::nullopt;
   // The tensor's extent: row-major parameters only (their size is checked on the host).
@@ -885,20 +885,20 @@ std::optional<std::string> Lowerer::buffer_load_text(const std::string &name, co
          "), static_cast<unsigned int>(" + cpp(src.offset) + "))";
 }
 
-bool Lowerer::buffer_load(const std::string &name, const View &dst, const View &src) {
+bool Lowerer::buffer_load(BuiltinId id, const View &dst, const View &src) {
   const auto n = element_count(dst);
   const auto m = element_count(src);
   if (!n || !m || *n != *m || *n * bytes_of(dst.dtype) != *m * bytes_of(src.dtype))
     return false;
-  const auto load = buffer_load_text(name, src);
+  const auto load = buffer_load_text(id, src);
   if (!load)
     return false;
   const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
   const int64_t bytes = *m * bytes_of(src.dtype);
   mark_written(dst);
   const std::string vt = vector_type(bytes, target_);
-  line("// " + name + ": a buffer load of " + std::to_string(bytes) + " bytes from " + sb.name +
-       " (buffer resource: hardware range check, SGPR base)");
+  line("// " + builtin_name(id) + ": a buffer load of " + std::to_string(bytes) + " bytes from " +
+       sb.name + " (buffer resource: hardware range check, SGPR base)");
   line("{");
   ++indent_;
   line("const " + vt + " argus_v = " + *load + ";");
@@ -924,12 +924,11 @@ bool Lowerer::buffer_load(const std::string &name, const View &dst, const View &
 // Intrinsics.
 
 bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
-  const std::string name = callee_name(call);
+  const BuiltinId id = builtin_of(call);
   const bool cuda = target_ == GpuTarget::Sm90;
-  if (name.rfind("nvvm.ldmatrix_x", 0) == 0 && cuda) {
-    const std::string rest = name.substr(std::string("nvvm.ldmatrix_x").size());
-    const int count = rest[0] - '0';
-    const bool trans = rest.find("_trans") != std::string::npos;
+  if (is_ldmatrix(id) && cuda) {
+    const int count = ldmatrix_count(id);
+    const bool trans = is_transposed_ldmatrix(id);
     const Expr *src_e = call_arg(call, 0, "src");
     auto src = src_e ? view_of(*src_e) : std::nullopt;
     if (!src)
@@ -958,7 +957,7 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     line("}");
     return true;
   }
-  if ((name == "nvvm.mma_m16n8k16_bf16_f32" || name == "nvvm.mma_m16n8k16_f16_f32") && cuda) {
+  if ((id == BuiltinId::NvvmMmaBf16 || id == BuiltinId::NvvmMmaF16) && cuda) {
     const Expr *ae = call_arg(call, 0, "a");
     const Expr *be = call_arg(call, 1, "b");
     const Expr *ce = call_arg(call, 2, "c");
@@ -972,7 +971,7 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     const auto cr = element_refs(*c);
     if (ar.size() != 8 || br.size() != 4 || cr.size() != 4)
       return false;
-    const std::string ty = name == "nvvm.mma_m16n8k16_bf16_f32" ? "bf16" : "f16";
+    const std::string ty = id == BuiltinId::NvvmMmaBf16 ? "bf16" : "f16";
     line("{");
     ++indent_;
     line("float argus_d[4];");
@@ -996,7 +995,9 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     line("}");
     return true;
   }
-  if (name.rfind("amdgpu.mfma_", 0) == 0 && !cuda) {
+  if ((id == BuiltinId::AmdMfma32x32x8Bf16 || id == BuiltinId::AmdMfma16x16x16Bf16 ||
+       id == BuiltinId::AmdMfma16x16x32Fp8) &&
+      !cuda) {
     const Expr *ae = call_arg(call, 0, "a");
     const Expr *be = call_arg(call, 1, "b");
     const Expr *ce = call_arg(call, 2, "c");
@@ -1011,13 +1012,13 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     std::string builtin;
     std::string ct;
     bool fp8 = false;
-    if (name == "amdgpu.mfma_f32_32x32x8_bf16") {
+    if (id == BuiltinId::AmdMfma32x32x8Bf16) {
       builtin = "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k";
       ct = "argus_f32x16";
-    } else if (name == "amdgpu.mfma_f32_16x16x16_bf16") {
+    } else if (id == BuiltinId::AmdMfma16x16x16Bf16) {
       builtin = "__builtin_amdgcn_mfma_f32_16x16x16bf16_1k";
       ct = "argus_f32x4";
-    } else if (name == "amdgpu.mfma_f32_16x16x32_fp8") {
+    } else if (id == BuiltinId::AmdMfma16x16x32Fp8) {
       builtin = "__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8";
       ct = "argus_f32x4";
       fp8 = true;
@@ -1056,18 +1057,18 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     line("}");
     return true;
   }
-  if ((name == "amdgpu.raw_buffer_load_x1" || name == "amdgpu.raw_buffer_load_x2" ||
-       name == "amdgpu.raw_buffer_load_x4" || name == "amdgpu.ds_read_b128") &&
+  if ((id == BuiltinId::AmdBufferLoadX1 || id == BuiltinId::AmdBufferLoadX2 ||
+       id == BuiltinId::AmdBufferLoadX4 || id == BuiltinId::AmdDsReadB128) &&
       !cuda) {
     const Expr *src_e = call_arg(call, 0, "src");
     auto src = src_e ? view_of(*src_e) : std::nullopt;
     if (!src)
       return false;
-    if (name != "amdgpu.ds_read_b128" && buffer_load(name, dst, *src))
+    if (id != BuiltinId::AmdDsReadB128 && buffer_load(id, dst, *src))
       return true;
-    const std::string what = name == "amdgpu.ds_read_b128"
+    const std::string what = id == BuiltinId::AmdDsReadB128
                                  ? "amdgpu.ds_read_b128: one 16-byte LDS load"
-                                 : name + ": a plain global load (no buffer resource)";
+                                 : builtin_name(id) + ": a plain global load (no buffer resource)";
     copy(dst, *src, what);
     return true;
   }
@@ -1075,10 +1076,10 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
 }
 
 void Lowerer::intrinsic_statement(const Expr &call) {
-  const std::string name = callee_name(call);
+  const BuiltinId id = builtin_of(call);
   const bool cuda = target_ == GpuTarget::Sm90;
-  if (name.rfind("nvvm.cp_async_", 0) == 0 && cuda) {
-    const std::string bytes = name.substr(std::string("nvvm.cp_async_").size());
+  if (is_cp_async(id) && cuda) {
+    const std::string bytes = std::to_string(transfer_bytes(id));
     const Expr *de = call_arg(call, 0, "dst");
     const Expr *se = call_arg(call, 1, "src");
     auto dst = de ? view_of(*de) : std::nullopt;
@@ -1093,7 +1094,7 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("             : \"memory\");");
     return;
   }
-  if (name == "amdgpu.s_waitcnt" && !cuda) {
+  if (id == BuiltinId::AmdWaitcnt && !cuda) {
     const Expr *vm = call_arg(call, 0, "vmcnt");
     const Expr *lgkm = call_arg(call, 1, "lgkmcnt");
     const int64_t v = vm ? sema_.constant_of(*vm).value_or(63) : 63;
@@ -1104,7 +1105,7 @@ void Lowerer::intrinsic_statement(const Expr &call) {
          std::to_string(v) + ") lgkmcnt(" + std::to_string(l) + ")");
     return;
   }
-  if (name == "amdgpu.sched_group_barrier" && !cuda) {
+  if (id == BuiltinId::AmdSchedGroupBarrier && !cuda) {
     std::string args;
     for (size_t i = 0; i < 3; ++i) {
       const Expr *a = call_arg(call, i, i == 0 ? "mask" : i == 1 ? "size" : "syncid");
@@ -1113,14 +1114,14 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("__builtin_amdgcn_sched_group_barrier(" + args + ");");
     return;
   }
-  if (name == "amdgpu.s_setprio" && !cuda) {
+  if (id == BuiltinId::AmdSetprio && !cuda) {
     const Expr *p = call_arg(call, 0, "priority");
     line("__builtin_amdgcn_s_setprio(" + std::to_string(p ? sema_.constant_of(*p).value_or(0) : 0) +
          ");");
     return;
   }
-  error(call.range,
-        "cannot lower '" + name + "' as a statement for " + std::string(target_name(target_)));
+  error(call.range, "cannot lower '" + builtin_name(id) + "' as a statement for " +
+                        std::string(target_name(target_)));
 }
 
 } // namespace argus::codegen::detail

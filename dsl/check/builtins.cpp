@@ -24,8 +24,10 @@ const Expr *arg_of(const Expr &call, size_t index, std::string_view keyword) {
 Value Machine::call(const Expr &e, const Mask &m) {
   if (e.operands.empty())
     return Value{};
-  const Expr &callee = e.callee();
-  if (callee.kind == ExprKind::Attribute && callee.name == "tile") {
+  const sema::CallTarget target = sema_.call_of(e);
+  switch (target.kind) {
+  case sema::CallKind::Tile: {
+    const Expr &callee = e.callee();
     Value base = eval(*callee.operands[0], m);
     if (base.kind != ValueKind::View || e.arg_count() != 1) {
       not_interpreted(e.range, "the checker tiles only a single tensor view");
@@ -40,13 +42,11 @@ Value Machine::call(const Expr &e, const Mask &m) {
     base.view = std::make_shared<View>(std::move(v));
     return base;
   }
-  const std::string name = callee.dotted_name();
-  if (name.rfind("nvvm.", 0) == 0 || name.rfind("amdgpu.", 0) == 0)
-    return intrinsic(name, e, m);
-  if (const sema::FunctionInfo *fn = sema_.function_info(name);
-      fn && fn->role == sema::FunctionRole::Device)
-    return call_device(*fn, e, m);
-  if (auto kind = sema::scalar_from_name(name)) {
+  case sema::CallKind::Device:
+    if (const sema::FunctionInfo *fn = sema_.function_info(target.device->name))
+      return call_device(*fn, e, m);
+    break;
+  case sema::CallKind::Cast: {
     if (e.arg_count() < 1)
       return Value{};
     Value v = data(e.arg(0), m);
@@ -54,48 +54,55 @@ Value Machine::call(const Expr &e, const Mask &m) {
       not_interpreted(e.range, "the checker has no number to convert");
       return v;
     }
-    if (v.is_float && !sema::is_float(*kind))
+    if (v.is_float && !sema::is_float(target.cast))
       std::fill(v.ints.begin(), v.ints.end(), 0);
-    v.dtype = *kind;
-    v.is_float = sema::is_float(*kind);
+    v.dtype = target.cast;
+    v.is_float = sema::is_float(target.cast);
     return v;
   }
-  return builtin(name, e, m);
+  case sema::CallKind::Builtin:
+    return is_intrinsic(target.builtin) ? intrinsic(target.builtin, e, m)
+                                        : builtin(target.builtin, e, m);
+  case sema::CallKind::Unresolved:
+    break;
+  }
+  not_interpreted(e.range, "the checker does not know what this call calls");
+  return Value{};
 }
 
-Value Machine::launch_coordinate(const std::string &name, const Expr &call, const Mask &m) {
+Value Machine::launch_coordinate(BuiltinId id, const Expr &call, const Mask &m) {
   int64_t d = 0;
   if (const Expr *dim = arg_of(call, 0, "dim"))
     d = std::clamp<int64_t>(const_tuple(*dim, m).at(0), 0, 2);
-  if (name == "block_id")
+  if (id == BuiltinId::BlockId)
     return uniform_int(block_[static_cast<size_t>(d)]);
-  if (name == "block_dim")
+  if (id == BuiltinId::BlockDim)
     return uniform_int(block_dim_[static_cast<size_t>(d)]);
-  if (name == "grid_dim")
+  if (id == BuiltinId::GridDim)
     return uniform_int(grid_dim_[static_cast<size_t>(d)]);
   Value v = make_data(ScalarKind::I32, 1, false);
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     int64_t x = 0;
-    if (name == "thread_id")
+    if (id == BuiltinId::ThreadId)
       x = thread_coord(lane)[static_cast<size_t>(d)];
-    else if (name == "block_id")
+    else if (id == BuiltinId::BlockId)
       x = block_[static_cast<size_t>(d)];
-    else if (name == "block_dim")
+    else if (id == BuiltinId::BlockDim)
       x = block_dim_[static_cast<size_t>(d)];
-    else if (name == "grid_dim")
+    else if (id == BuiltinId::GridDim)
       x = grid_dim_[static_cast<size_t>(d)];
-    else if (name == "lane_id")
+    else if (id == BuiltinId::LaneId)
       x = lane % warp_size_;
-    else if (name == "warp_id")
+    else if (id == BuiltinId::WarpId)
       x = lane / warp_size_;
     v.ints[static_cast<size_t>(lane)] = x;
   }
   return v;
 }
 
-Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask &m) {
+Value Machine::new_tensor(BuiltinId id, const Expr &call, const Mask &m) {
   const Expr *shape_e = arg_of(call, 0, "shape");
-  const Expr *dtype_e = arg_of(call, name == "full" ? 2 : 1, "dtype");
+  const Expr *dtype_e = arg_of(call, id == BuiltinId::Full ? 2 : 1, "dtype");
   Value dt = dtype_e ? eval(*dtype_e, m) : Value{};
   if (!shape_e || dt.kind != ValueKind::Dtype) {
     not_interpreted(call.range, "the checker needs the tensor's shape and dtype");
@@ -106,13 +113,13 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
   if (current_stmt_ && current_stmt_->kind == ast::StmtKind::Assign &&
       !current_stmt_->targets.empty() && current_stmt_->targets[0]->kind == ExprKind::Name)
     b.name = current_stmt_->targets[0]->name;
-  b.space = name == "make_shared" ? MemorySpace::Shared : MemorySpace::Local;
+  b.space = id == BuiltinId::MakeShared ? MemorySpace::Shared : MemorySpace::Local;
   b.dtype = dt.dtype;
   b.shape = const_tuple(*shape_e, m);
   std::vector<int64_t> strides(b.shape.size(), 1);
   for (size_t i = b.shape.size(); i-- > 1;)
     strides[i - 1] = strides[i] * b.shape[i];
-  if (name == "make_shared")
+  if (id == BuiltinId::MakeShared)
     if (const Expr *layout_e = arg_of(call, 2, "layout")) {
       Value l = eval(*layout_e, m);
       if (l.kind == ValueKind::Layout) {
@@ -135,7 +142,7 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
   }
   const int index = new_buffer(std::move(b));
   Buffer &buf = buffers_[static_cast<size_t>(index)];
-  if (name == "full") {
+  if (id == BuiltinId::Full) {
     // Traced replays: one node stands for the whole fill.
     const int32_t filled = trace_ ? trace_node(TraceAction::Fill, site_of(call.range), index, -1,
                                                -1, Tag{}, -1, site_of(call.range))
@@ -168,7 +175,7 @@ Value Machine::new_tensor(const std::string &name, const Expr &call, const Mask 
 }
 
 Value Machine::make_view(const Expr &call, const Mask &m) {
-  const std::string name = call.callee().dotted_name();
+  const bool whole = sema_.builtin_of(call) == BuiltinId::View;
   const Expr *src = arg_of(call, 0, "t");
   Value base = src ? narrow(eval(*src, m), m) : Value{};
   if (base.kind != ValueKind::View) {
@@ -177,7 +184,7 @@ Value Machine::make_view(const Expr &call, const Mask &m) {
     return Value{};
   }
   View v = *base.view;
-  if (name == "view") {
+  if (whole) {
     const Expr *spec = arg_of(call, 1, "as");
     if (!spec || spec->kind != ExprKind::Call || spec->arg_count() < 2) {
       not_interpreted(call.range, "the checker needs the view's Tensor(shape, dtype)");
@@ -235,7 +242,7 @@ Value Machine::make_view(const Expr &call, const Mask &m) {
   return base;
 }
 
-Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m) {
+Value Machine::shuffle(BuiltinId id, const Expr &call, const Mask &m) {
   if (call.arg_count() < 2)
     return Value{};
   Value x = data(call.arg(0), m);
@@ -255,13 +262,13 @@ Value Machine::shuffle(const std::string &name, const Expr &call, const Mask &m)
     const int64_t l = lane % warp_size_;
     const int64_t s = sel.at(static_cast<size_t>(lane));
     int64_t src = l;
-    if (name == "shuffle")
+    if (id == BuiltinId::Shuffle)
       src = int_eval::floor_mod(s, warp_size_).value;
-    else if (name == "shuffle_xor")
+    else if (id == BuiltinId::ShuffleXor)
       src = (l ^ s) % warp_size_;
-    else if (name == "shuffle_up")
+    else if (id == BuiltinId::ShuffleUp)
       src = l - s >= 0 ? l - s : l;
-    else if (name == "shuffle_down")
+    else if (id == BuiltinId::ShuffleDown)
       src = l + s < warp_size_ ? l + s : l;
     const size_t from = static_cast<size_t>(std::min(base + src, lanes_ - 1));
     for (size_t e = 0; e < n; ++e) {
@@ -325,16 +332,25 @@ void Machine::async_wait(int64_t keep, const Mask &m, const Range &at) {
   }
 }
 
-Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m) {
-  if (name == "thread_id" || name == "block_id" || name == "block_dim" || name == "grid_dim" ||
-      name == "lane_id" || name == "warp_id")
-    return launch_coordinate(name, call, m);
-  if (name == "cdiv" || name == "min" || name == "max") {
+Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
+  using enum BuiltinId;
+  switch (id) {
+  case ThreadId:
+  case BlockId:
+  case BlockDim:
+  case GridDim:
+  case LaneId:
+  case WarpId:
+    return launch_coordinate(id, call, m);
+  case Cdiv:
+  case Min:
+  case Max: {
     if (call.arg_count() < 2)
       return Value{};
     Value a = data(call.arg(0), m), b = data(call.arg(1), m);
     if (a.kind != ValueKind::Data || b.kind != ValueKind::Data) {
-      not_interpreted(call.range, "the checker has no number for an operand of " + name);
+      not_interpreted(call.range,
+                      "the checker has no number for an operand of " + builtin_name(id));
       return Value{};
     }
     Value out = binary(ast::BinaryOp::Add, a, b, m, call.range); // tags and shape
@@ -343,19 +359,19 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
         if (!out.uniform && !m[lane])
           continue;
         const int64_t x = a.at(lane), y = b.at(lane);
-        if (name == "cdiv") {
+        if (id == Cdiv) {
           const int_eval::IntResult q = int_eval::cdiv(x, y);
           if (!q.ok())
             report_int_error(q.error, out.uniform ? first_active(m) : static_cast<int64_t>(lane),
                              call.range);
           out.ints[out.index(lane, 0)] = q.value;
         } else {
-          out.ints[out.index(lane, 0)] = name == "min" ? std::min(x, y) : std::max(x, y);
+          out.ints[out.index(lane, 0)] = id == Min ? std::min(x, y) : std::max(x, y);
         }
       }
     return out;
   }
-  if (name == "abs") {
+  case Abs: {
     Value a = call.arg_count() ? data(call.arg(0), m) : Value{};
     if (a.kind != ValueKind::Data)
       not_interpreted(call.range, "the checker has no number for abs");
@@ -367,42 +383,51 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     }
     return a;
   }
-  if (name == "convert" || name == "bitcast") {
+  case Convert:
+  case Bitcast: {
     if (call.arg_count() < 2)
       return Value{};
     Value v = data(call.arg(0), m);
     Value dt = eval(call.arg(1), m);
     if (v.kind != ValueKind::Data || dt.kind != ValueKind::Dtype)
-      not_interpreted(call.range, "the checker has no number or dtype for " + name);
+      not_interpreted(call.range, "the checker has no number or dtype for " + builtin_name(id));
     if (v.kind == ValueKind::Data && dt.kind == ValueKind::Dtype) {
-      if (name == "convert" && v.is_float && !sema::is_float(dt.dtype))
+      if (id == Convert && v.is_float && !sema::is_float(dt.dtype))
         std::fill(v.ints.begin(), v.ints.end(), 0);
       v.dtype = dt.dtype;
       v.is_float = sema::is_float(dt.dtype);
     }
     return v;
   }
-  if (name == "exp" || name == "exp2" || name == "log" || name == "log2" || name == "sqrt" ||
-      name == "rsqrt" || name == "tanh") {
+  case Exp:
+  case Exp2:
+  case Log:
+  case Log2:
+  case Sqrt:
+  case Rsqrt:
+  case Tanh: {
     Value v = call.arg_count() ? data(call.arg(0), m) : Value{};
     if (v.kind == ValueKind::Data)
       v.is_float = true;
     else
-      not_interpreted(call.range, "the checker has no number for " + name);
+      not_interpreted(call.range, "the checker has no number for " + builtin_name(id));
     return v;
   }
-  if (name == "fma") {
+  case Fma: {
     if (call.arg_count() < 3)
       return Value{};
     Value a = data(call.arg(0), m), b = data(call.arg(1), m), c = data(call.arg(2), m);
     return binary(ast::BinaryOp::Add, binary(ast::BinaryOp::Mul, a, b, m, call.range), c, m,
                   call.range);
   }
-  if (name == "make_shared" || name == "make_local" || name == "full")
-    return new_tensor(name, call, m);
-  if (name == "view" || name == "subview")
+  case MakeShared:
+  case MakeLocal:
+  case Full:
+    return new_tensor(id, call, m);
+  case View:
+  case Subview:
     return make_view(call, m);
-  if (name == "make_layout") {
+  case MakeLayout: {
     Value v;
     v.kind = ValueKind::Layout;
     if (const Expr *s = arg_of(call, 0, "shape"))
@@ -411,7 +436,7 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
       v.layout.strides = const_tuple(*s, m);
     return v;
   }
-  if (name == "Swizzle") {
+  case Swizzle: {
     Value v;
     v.kind = ValueKind::Layout;
     if (call.arg_count() >= 3) {
@@ -423,7 +448,7 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     }
     return v;
   }
-  if (name == "compose") {
+  case Compose: {
     Value v;
     v.kind = ValueKind::Layout;
     for (size_t i = 0; i < call.arg_count(); ++i) {
@@ -439,44 +464,43 @@ Value Machine::builtin(const std::string &name, const Expr &call, const Mask &m)
     }
     return v;
   }
-  if (name == "syncthreads") {
+  case Syncthreads:
     syncthreads(call, m);
     return Value{};
-  }
-  if (name == "shuffle" || name == "shuffle_xor" || name == "shuffle_up" || name == "shuffle_down")
-    return shuffle(name, call, m);
-  if (name == "async_commit") {
+  case Shuffle:
+  case ShuffleXor:
+  case ShuffleUp:
+  case ShuffleDown:
+    return shuffle(id, call, m);
+  case AsyncCommit:
     async_commit(m);
     return Value{};
-  }
-  if (name == "async_wait") {
+  case AsyncWait: {
     const Expr *n = arg_of(call, 0, "n");
     async_wait(n ? const_tuple(*n, m).at(0) : 0, m, call.range);
     return Value{};
   }
-  if (name == "tag") {
+  case Tag:
     tag_tensor(call, m);
     return Value{};
-  }
-  if (name == "assert_tag") {
+  case AssertTag:
     assert_tag(call, m);
     return Value{};
-  }
-  if (name == "assert_tag_eq") {
+  case AssertTagEq:
     assert_tag_eq(call, m);
     return Value{};
-  }
-  if (name == "reset_tags") {
+  case ResetTags:
     reset_tags(call, m);
     return Value{};
-  }
-  if (name == "assert_covered") {
+  case AssertCovered:
     assert_covered(call, m);
     return Value{};
-  }
-  if (name == "assume")
+  case Assume:
     return Value{}; // sizes are chosen by it (instances.cpp); no effect on data
-  not_interpreted(call.range, "the checker does not interpret '" + name + "'");
+  default:
+    break;
+  }
+  not_interpreted(call.range, "the checker does not interpret '" + builtin_name(id) + "'");
   return Value{};
 }
 

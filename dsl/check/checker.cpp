@@ -248,9 +248,9 @@ namespace {
 void device_calls(const sema::SemaResult &sema, const ast::Expr &e,
                   std::vector<const ast::Function *> &out) {
   if (e.kind == ast::ExprKind::Call && !e.operands.empty())
-    if (const sema::FunctionInfo *fn = sema.function_info(e.callee().dotted_name());
-        fn && fn->role == sema::FunctionRole::Device && fn->function)
-      out.push_back(fn->function);
+    if (const sema::CallTarget target = sema.call_of(e);
+        target.kind == sema::CallKind::Device && target.device)
+      out.push_back(target.device);
   for (const auto &x : e.operands)
     if (x)
       device_calls(sema, *x, out);

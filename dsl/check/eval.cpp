@@ -19,10 +19,10 @@ std::string Machine::tensor_name(const Expr &e) const {
     if (x->kind == ExprKind::Subscript) {
       x = x->operands[0].get();
     } else if (x->kind == ExprKind::Call && x->arg_count() >= 1 &&
-               (x->callee().dotted_name() == "view" || x->callee().dotted_name() == "subview")) {
+               (sema_.builtin_of(*x) == BuiltinId::View ||
+                sema_.builtin_of(*x) == BuiltinId::Subview)) {
       x = &x->arg(0);
-    } else if (x->kind == ExprKind::Call && x->callee().kind == ExprKind::Attribute &&
-               x->callee().name == "tile") {
+    } else if (x->kind == ExprKind::Call && sema_.call_of(*x).kind == sema::CallKind::Tile) {
       x = x->callee().operands[0].get();
     } else {
       break;

@@ -258,9 +258,9 @@ pad_shared_candidates(const CheckedFile &file, const ast::Function &fn, const st
   for (const Stmt *s : stmts) {
     if (s->kind != StmtKind::Assign || s->targets.size() != 1 ||
         s->targets[0]->kind != ExprKind::Name || s->targets[0]->name != buffer || !s->value ||
-        s->value->kind != ExprKind::Call || s->value->callee().dotted_name() != "make_shared" ||
-        s->value->arg_count() < 2 || s->value->arg(0).kind != ExprKind::Tuple ||
-        s->value->keyword("layout"))
+        s->value->kind != ExprKind::Call ||
+        file.sema->builtin_of(*s->value) != BuiltinId::MakeShared || s->value->arg_count() < 2 ||
+        s->value->arg(0).kind != ExprKind::Tuple || s->value->keyword("layout"))
       continue;
     const Expr &last = *s->value->arg(0).operands.back();
     const std::string text(file.source->text_in(last.range));

@@ -295,13 +295,12 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
     return false;
   // A barrier orders the accesses of a block's threads and shared memory is
   // not in the proof: both stay with the interpreter.
-  for (const std::string &c : calls_in(*file.sema, *kernel.function)) {
-    if (c == "syncthreads" || c == "make_shared" || c.find('.') != std::string::npos)
-      return false; // intrinsics move shared memory (cp.async, ldmatrix) or registers
-    if (const sema::FunctionInfo *fn = file.sema->function_info(c);
-        fn && fn->role == sema::FunctionRole::Device)
-      return false; // the proof does not inline @device bodies' accesses
-  }
+  const Callees calls = calls_in(*file.sema, *kernel.function);
+  if (calls.has(BuiltinId::Syncthreads) || calls.has(BuiltinId::MakeShared) ||
+      calls.any(is_intrinsic)) // intrinsics move shared memory (cp.async, ldmatrix) or registers
+    return false;
+  if (calls.device)
+    return false; // the proof does not inline @device bodies' accesses
   if (!GridRaceProof(file, kernel, options, report, Pair::ThreadsOfABlock, true).run().empty())
     return false;
   if (reach.grid_sampled)

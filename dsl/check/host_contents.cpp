@@ -103,20 +103,22 @@ void Machine::check_known(const Value &v, const Mask &m, const Range &at, const 
 
 namespace {
 
-void barriers_in(const ast::Expr &e, std::vector<const ast::Expr *> &out) {
-  if (e.kind == ast::ExprKind::Call && e.callee().dotted_name() == "syncthreads")
+void barriers_in(const sema::SemaResult &sema, const ast::Expr &e,
+                 std::vector<const ast::Expr *> &out) {
+  if (e.kind == ast::ExprKind::Call && sema.builtin_of(e) == BuiltinId::Syncthreads)
     out.push_back(&e);
   for (const auto &op : e.operands)
     if (op)
-      barriers_in(*op, out);
+      barriers_in(sema, *op, out);
 }
 
-void barriers_in(const std::vector<ast::StmtPtr> &body, std::vector<const ast::Expr *> &out) {
+void barriers_in(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body,
+                 std::vector<const ast::Expr *> &out) {
   for (const auto &s : body) {
     if (s->value)
-      barriers_in(*s->value, out);
-    barriers_in(s->body, out);
-    barriers_in(s->orelse, out);
+      barriers_in(sema, *s->value, out);
+    barriers_in(sema, s->body, out);
+    barriers_in(sema, s->orelse, out);
   }
 }
 
@@ -126,8 +128,8 @@ void barriers_in(const std::vector<ast::StmtPtr> &body, std::vector<const ast::E
 // whether or not this run reaches it (with zeros it may never run).
 void Machine::report_barriers_under(const ast::Stmt &s, int16_t id) {
   std::vector<const ast::Expr *> calls;
-  barriers_in(s.body, calls);
-  barriers_in(s.orelse, calls);
+  barriers_in(sema_, s.body, calls);
+  barriers_in(sema_, s.orelse, calls);
   const std::string &name = content_names_[static_cast<size_t>(id)];
   for (const ast::Expr *call : calls)
     report_unknown_contents(id, call->range,

@@ -59,35 +59,35 @@ bool any_in(const Mask &m, int64_t first, int64_t count) {
 
 } // namespace
 
-Value Machine::intrinsic(const std::string &name, const Expr &call, const Mask &m) {
-  const std::string op = name.substr(name.find('.') + 1);
-  if (op.rfind("mma_", 0) == 0 || op.rfind("mfma_", 0) == 0)
-    return matrix_multiply(name, call, m);
-  if (op.rfind("ldmatrix_", 0) == 0)
-    return ldmatrix(op, call, m);
-  if (op == "cp_async_4" || op == "cp_async_8" || op == "cp_async_16") {
-    cp_async(std::stoll(op.substr(9)), call, m);
+Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
+  if (is_matrix_multiply(id))
+    return matrix_multiply(id, call, m);
+  if (is_ldmatrix(id))
+    return ldmatrix(id, call, m);
+  if (is_cp_async(id)) {
+    cp_async(transfer_bytes(id), call, m);
     return Value{};
   }
-  if (op.rfind("raw_buffer_load_x", 0) == 0 || op == "ds_read_b128") {
+  if (is_register_load(id)) {
     if (call.arg_count() < 1)
       return Value{};
     Value v = data(call.arg(0), m);
-    if (op.rfind("raw_buffer_load_x", 0) != 0)
+    if (id == BuiltinId::AmdDsReadB128)
       if (Value src = eval(call.arg(0), m); src.kind == ValueKind::View)
         lint_reload(*src.view, m, call.range);
     return v;
   }
-  if (op == "s_waitcnt" || op == "sched_group_barrier" || op == "s_setprio")
+  if (id == BuiltinId::AmdWaitcnt || id == BuiltinId::AmdSchedGroupBarrier ||
+      id == BuiltinId::AmdSetprio)
     return Value{}; // scheduling only: no effect on data
-  not_interpreted(call.range, "the checker does not interpret " + name);
+  not_interpreted(call.range, "the checker does not interpret " + builtin_name(id));
   return Value{};
 }
 
-Value Machine::matrix_multiply(const std::string &name, const Expr &call, const Mask &m) {
+Value Machine::matrix_multiply(BuiltinId id, const Expr &call, const Mask &m) {
   if (call.arg_count() < 3)
     return Value{};
-  const std::string inst = name.substr(name.find('.') + 1);
+  const std::string inst(builtin_short_name(id));
   const OperandMap &ma = cached_map(inst, "A");
   const OperandMap &mb = cached_map(inst, "B");
   const OperandMap &mc = cached_map(inst, "C");
@@ -213,7 +213,7 @@ Value Machine::matrix_multiply(const std::string &name, const Expr &call, const 
   return out;
 }
 
-Value Machine::ldmatrix(const std::string &op, const Expr &call, const Mask &m) {
+Value Machine::ldmatrix(BuiltinId id, const Expr &call, const Mask &m) {
   if (call.arg_count() < 1)
     return Value{};
   Value src = narrow(eval(call.arg(0), m), m);
@@ -224,10 +224,8 @@ Value Machine::ldmatrix(const std::string &op, const Expr &call, const Mask &m) 
     return Value{};
   }
   const View &v = *src.view;
-  const int count = op.find("x4") != std::string::npos   ? 4
-                    : op.find("x2") != std::string::npos ? 2
-                                                         : 1;
-  const bool trans = op.find("trans") != std::string::npos;
+  const int count = ldmatrix_count(id);
+  const bool trans = is_transposed_ldmatrix(id);
   Value out = make_data(v.dtype, 2 * count, sema::is_float(v.dtype));
   out.tags.assign(out.ints.size(), Tag{});
   const int W = 32;

@@ -445,19 +445,19 @@ public:
 
   // builtins.cpp
   Value call(const ast::Expr &call, const Mask &m);
-  Value builtin(const std::string &name, const ast::Expr &call, const Mask &m);
-  Value launch_coordinate(const std::string &name, const ast::Expr &call, const Mask &m);
-  Value new_tensor(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value builtin(BuiltinId id, const ast::Expr &call, const Mask &m);
+  Value launch_coordinate(BuiltinId id, const ast::Expr &call, const Mask &m);
+  Value new_tensor(BuiltinId id, const ast::Expr &call, const Mask &m);
   Value make_view(const ast::Expr &call, const Mask &m);
-  Value shuffle(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value shuffle(BuiltinId id, const ast::Expr &call, const Mask &m);
   void syncthreads(const ast::Expr &call, const Mask &m);
   void async_commit(const Mask &m);
   void async_wait(int64_t keep, const Mask &m, const Range &at);
 
   // intrinsics.cpp
-  Value intrinsic(const std::string &name, const ast::Expr &call, const Mask &m);
-  Value matrix_multiply(const std::string &name, const ast::Expr &call, const Mask &m);
-  Value ldmatrix(const std::string &name, const ast::Expr &call, const Mask &m);
+  Value intrinsic(BuiltinId id, const ast::Expr &call, const Mask &m);
+  Value matrix_multiply(BuiltinId id, const ast::Expr &call, const Mask &m);
+  Value ldmatrix(BuiltinId id, const ast::Expr &call, const Mask &m);
   void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
   void cp_async_places(int64_t bytes, const ast::Expr &call, const Value &dst, const Value &src,
                        const Mask &m);

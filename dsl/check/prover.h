@@ -314,7 +314,7 @@ private:
   }
 
   std::optional<z3::expr> call(const Expr &c) {
-    const std::string n = c.callee().dotted_name();
+    const BuiltinId n = sema_.builtin_of(c);
     auto dim = [&]() -> size_t {
       if (c.arg_count() >= 1)
         if (auto v = sema_.constant_of(c.arg(0)))
@@ -324,19 +324,21 @@ private:
     const z3::expr linear =
         tid_[0] + ctx_.int_val(static_cast<int64_t>(block_dim_[0])) *
                       (tid_[1] + ctx_.int_val(static_cast<int64_t>(block_dim_[1])) * tid_[2]);
-    if (n == "thread_id")
+    if (n == BuiltinId::ThreadId)
       return tid_[dim()];
-    if (n == "block_id")
+    if (n == BuiltinId::BlockId)
       return bid_[dim()];
-    if (n == "block_dim")
+    if (n == BuiltinId::BlockDim)
       return ctx_.int_val(static_cast<int64_t>(block_dim_[dim()]));
-    if (n == "grid_dim")
+    if (n == BuiltinId::GridDim)
       return grid_[dim()];
-    if (n == "lane_id")
+    if (n == BuiltinId::LaneId)
       return floor_mod(linear, ctx_.int_val(warp_));
-    if (n == "warp_id")
+    if (n == BuiltinId::WarpId)
       return floor_div(linear, ctx_.int_val(warp_));
-    const sema::FunctionInfo *fn = sema_.function_info(n);
+    const sema::CallTarget target = sema_.call_of(c);
+    const sema::FunctionInfo *fn =
+        target.kind == sema::CallKind::Device ? sema_.function_info(target.device->name) : nullptr;
     if (!fn || fn->role != sema::FunctionRole::Device || !fn->function)
       return std::nullopt;
     // A @device function whose body is one `return expr` (after a docstring).
@@ -399,7 +401,7 @@ private:
     if (def == definitions_.end() || assignments_[s] != 1)
       return std::nullopt;
     const Expr &v = *def->second;
-    if (v.kind == ExprKind::Call && v.callee().dotted_name() == "view" && v.arg_count() >= 2 &&
+    if (v.kind == ExprKind::Call && sema_.builtin_of(v) == BuiltinId::View && v.arg_count() >= 2 &&
         v.arg(1).kind == ExprKind::Call && v.arg(1).arg_count() >= 2 &&
         v.arg(0).kind == ExprKind::Name) {
       const sema::Symbol *src = symbol_of(v.arg(0));
@@ -420,8 +422,8 @@ private:
     auto def = definitions_.find(s);
     if (def != definitions_.end() && assignments_[s] == 1) {
       const Expr &v = *def->second;
-      if (v.kind == ExprKind::Call && v.callee().dotted_name() == "view" && v.arg_count() >= 1 &&
-          v.arg(0).kind == ExprKind::Name) {
+      if (v.kind == ExprKind::Call && sema_.builtin_of(v) == BuiltinId::View &&
+          v.arg_count() >= 1 && v.arg(0).kind == ExprKind::Name) {
         const sema::Symbol *src = symbol_of(v.arg(0));
         if (src && src->kind == sema::SymbolKind::Parameter)
           return src;
@@ -523,9 +525,9 @@ private:
     if (e.kind == ExprKind::Call) {
       // Tags and coverage are about no memory access; view() makes an alias
       // whose own subscripts are recorded.
-      const std::string callee = e.callee().dotted_name();
-      const bool annotation = callee == "tag" || callee == "assert_covered" ||
-                              callee == "reset_tags" || callee == "view";
+      const BuiltinId callee = sema_.builtin_of(e);
+      const bool annotation = callee == BuiltinId::Tag || callee == BuiltinId::AssertCovered ||
+                              callee == BuiltinId::ResetTags || callee == BuiltinId::View;
       for (const auto &op : e.operands)
         if (op && !(annotation && op->kind == ExprKind::Name))
           scan(*op, path);

@@ -65,11 +65,11 @@ namespace {
 using ast::Expr;
 using ast::ExprKind;
 
-void callees_in(const sema::SemaResult &sema, const Expr &e, std::set<std::string> &names,
+void callees_in(const sema::SemaResult &sema, const Expr &e, Callees &names,
                 std::set<const ast::Function *> &walked);
 
-void callees_in(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body,
-                std::set<std::string> &names, std::set<const ast::Function *> &walked) {
+void callees_in(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body, Callees &names,
+                std::set<const ast::Function *> &walked) {
   for (const auto &s : body) {
     for (const Expr *e : {s->value.get(), s->target.get(), s->annotation.get()})
       if (e)
@@ -81,15 +81,17 @@ void callees_in(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &b
   }
 }
 
-void callees_in(const sema::SemaResult &sema, const Expr &e, std::set<std::string> &names,
+void callees_in(const sema::SemaResult &sema, const Expr &e, Callees &names,
                 std::set<const ast::Function *> &walked) {
   if (e.kind == ExprKind::Call && !e.operands.empty()) {
-    const std::string name = e.callee().dotted_name();
-    names.insert(name);
-    if (const sema::FunctionInfo *fn = sema.function_info(name);
-        fn && fn->role == sema::FunctionRole::Device && fn->function &&
-        walked.insert(fn->function).second)
-      callees_in(sema, fn->function->body, names, walked);
+    const sema::CallTarget target = sema.call_of(e);
+    if (target.kind == sema::CallKind::Builtin)
+      names.builtins.insert(target.builtin);
+    if (target.kind == sema::CallKind::Device && target.device) {
+      names.device = true;
+      if (walked.insert(target.device).second)
+        callees_in(sema, target.device->body, names, walked);
+    }
   }
   for (const auto &x : e.operands)
     if (x)
@@ -101,20 +103,14 @@ void callees_in(const sema::SemaResult &sema, const Expr &e, std::set<std::strin
 
 } // namespace
 
-std::set<std::string> calls_in(const sema::SemaResult &sema, const ast::Function &kernel) {
-  std::set<std::string> calls;
+Callees calls_in(const sema::SemaResult &sema, const ast::Function &kernel) {
+  Callees calls;
   std::set<const ast::Function *> walked;
   callees_in(sema, kernel.body, calls, walked);
   return calls;
 }
 
 namespace {
-
-// The operation of an intrinsic ("nvvm.mma_m16n8k16_bf16" → "mma_m16n8k16_bf16").
-std::string_view operation(std::string_view name) {
-  const size_t dot = name.find('.');
-  return dot == std::string_view::npos ? name : name.substr(dot + 1);
-}
 
 // The property an error violation breaks.
 std::string property_of(const Violation &v) {
@@ -150,20 +146,10 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
     else if (!v.warning)
       ++errors[property_of(v)];
   }
-  const std::set<std::string> calls = calls_in(*file.sema, *kernel.function);
-  const auto calls_any = [&](auto &&pred) {
-    for (const std::string &c : calls)
-      if (pred(c))
-        return true;
-    return false;
-  };
-  const bool has_mma = calls_any([](const std::string &c) {
-    const std::string_view op = operation(c);
-    return c.find('.') != std::string::npos && (op.starts_with("mma_") || op.starts_with("mfma_"));
-  });
-  const bool has_async = calls_any([](const std::string &c) {
-    return operation(c).starts_with("cp_async_") || c == "async_commit" || c == "async_wait";
-  });
+  const Callees calls = calls_in(*file.sema, *kernel.function);
+  const bool has_mma = calls.any(is_matrix_multiply);
+  const bool has_async = calls.any(is_cp_async) || calls.has(BuiltinId::AsyncCommit) ||
+                         calls.has(BuiltinId::AsyncWait);
 
   const std::string at = "at the " + std::to_string(report.instances.size()) + " size instance" +
                          (report.instances.size() == 1 ? "" : "s") +
@@ -230,17 +216,17 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
         "writes it, proved by Z3 for all sizes; the kernel has no barrier and no shared memory");
   else
     add("races", true, Verdict::Instances, races + not_symbolic);
-  add("tags", calls.count("assert_tag") || calls.count("assert_tag_eq"), Verdict::Instances,
-      at + not_symbolic);
-  add("stores", calls.count("tag") > 0, Verdict::Instances,
+  add("tags", calls.has(BuiltinId::AssertTag) || calls.has(BuiltinId::AssertTagEq),
+      Verdict::Instances, at + not_symbolic);
+  add("stores", calls.has(BuiltinId::Tag), Verdict::Instances,
       "the store contract of tagged tensors " + at + not_symbolic);
   add("operands", has_mma, Verdict::Instances,
       "the matrix-instruction operand contract " + at + not_symbolic);
   add("initialization", true, Verdict::Instances,
       "reads of shared and register memory before any write " + at);
-  add("barriers", calls.count("syncthreads") > 0, Verdict::Instances, at);
+  add("barriers", calls.has(BuiltinId::Syncthreads), Verdict::Instances, at);
   add("async", has_async, Verdict::Instances, at);
-  add("coverage", calls.count("assert_covered") > 0, Verdict::Instances, at + not_symbolic);
+  add("coverage", calls.has(BuiltinId::AssertCovered), Verdict::Instances, at + not_symbolic);
   return out;
 }
 

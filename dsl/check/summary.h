@@ -18,8 +18,19 @@ struct ProofReach {
   bool races_proved = false; // every global race ruled out for all sizes (threads and blocks)
 };
 
-// The callees (dotted names) of a kernel and of the @device functions it reaches.
-std::set<std::string> calls_in(const sema::SemaResult &sema, const ast::Function &kernel);
+// What a kernel and the @device functions it reaches call.
+struct Callees {
+  std::set<BuiltinId> builtins;
+  bool device = false; // some @device function
+  bool has(BuiltinId id) const { return builtins.count(id) != 0; }
+  template <class Pred> bool any(Pred pred) const {
+    for (BuiltinId id : builtins)
+      if (pred(id))
+        return true;
+    return false;
+  }
+};
+Callees calls_in(const sema::SemaResult &sema, const ast::Function &kernel);
 
 VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo &kernel,
                               const CheckerOptions &options, const KernelReport &report,

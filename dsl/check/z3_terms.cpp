@@ -69,15 +69,16 @@ std::optional<z3::expr> Z3Terms::integer(const Expr &e) {
     return z3::ite(*c, *a, *b);
   }
   case ExprKind::Call: {
-    const std::string name = e.callee().dotted_name();
-    if ((name == "cdiv" || name == "min" || name == "max") && e.arg_count() == 2) {
+    const BuiltinId id = sema_.builtin_of(e);
+    if ((id == BuiltinId::Cdiv || id == BuiltinId::Min || id == BuiltinId::Max) &&
+        e.arg_count() == 2) {
       auto a = integer(e.arg(0));
       auto b = integer(e.arg(1));
       if (!a || !b)
         return std::nullopt;
-      if (name == "cdiv")
+      if (id == BuiltinId::Cdiv)
         return floor_div(*a + *b - 1, *b);
-      return name == "min" ? z3::ite(*a < *b, *a, *b) : z3::ite(*a > *b, *a, *b);
+      return id == BuiltinId::Min ? z3::ite(*a < *b, *a, *b) : z3::ite(*a > *b, *a, *b);
     }
     if (call_)
       return call_(e);

@@ -14,10 +14,6 @@ namespace {
 using ast::Expr;
 using ast::ExprKind;
 
-bool is_tag_builtin(std::string_view name) {
-  return name == "tag" || name == "assert_tag" || name == "assert_tag_eq";
-}
-
 class Walker {
 public:
   explicit Walker(const CheckedFile &file) : file_(file), sema_(*file.sema) {
@@ -225,10 +221,10 @@ private:
     // Which argument holds tag fields, by position and by keyword (builtins.cpp).
     size_t field_arg = SIZE_MAX;
     std::string_view field_keyword;
-    if (callee.kind == ExprKind::Name && !sema_.references.count(&callee) &&
-        is_tag_builtin(callee.name)) {
-      field_arg = callee.name == "assert_tag_eq" ? 2 : 1;
-      field_keyword = callee.name == "assert_tag" ? "record" : "fields";
+    const BuiltinId id = sema_.builtin_of(e);
+    if (id == BuiltinId::Tag || id == BuiltinId::AssertTag || id == BuiltinId::AssertTagEq) {
+      field_arg = id == BuiltinId::AssertTagEq ? 2 : 1;
+      field_keyword = id == BuiltinId::AssertTag ? "record" : "fields";
     }
     for (size_t i = 0; i < e.arg_count(); ++i)
       i == field_arg ? tag_fields(e.arg(i)) : walk(e.arg(i));

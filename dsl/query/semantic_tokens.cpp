@@ -40,11 +40,6 @@ uint32_t function_modifier(const CheckedFile &file, const ast::Function *f) {
   return info->role == sema::FunctionRole::Kernel ? kKernel : kDevice;
 }
 
-bool is_directive(std::string_view name) {
-  return name == "tag" || name == "assert_tag" || name == "assert_tag_eq" || name == "reset_tags" ||
-         name == "assert_covered" || name == "assume";
-}
-
 struct Classified {
   SemanticTokenType type;
   uint32_t modifiers;
@@ -71,15 +66,17 @@ Classified symbol_token(const CheckedFile &file, const NameOccurrence &o) {
   return {SemanticTokenType::Variable, kDefaultLibrary};
 }
 
-Classified builtin_token(std::string_view name) {
-  if (name == "Tensor")
+// `spec` is null for range.
+Classified builtin_token(const sema::BuiltinSpec *spec) {
+  const BuiltinId id = spec ? spec->id : BuiltinId::None;
+  if (id == BuiltinId::TensorSpec)
     return {SemanticTokenType::Type, kDefaultLibrary};
-  if (is_directive(name))
+  if (is_checker_only(id)) // directives for the checker: no code
     return {SemanticTokenType::Macro, kDefaultLibrary};
   uint32_t space = 0;
-  if (name == "make_shared")
+  if (id == BuiltinId::MakeShared)
     space = kShared;
-  else if (name == "make_local" || name == "full")
+  else if (id == BuiltinId::MakeLocal || id == BuiltinId::Full)
     space = kLocal;
   return {SemanticTokenType::Function, kDefaultLibrary | space};
 }
@@ -89,7 +86,7 @@ Classified classify(const CheckedFile &file, const NameOccurrence &o) {
   case NameRole::Symbol:
     return symbol_token(file, o);
   case NameRole::Builtin:
-    return builtin_token(o.name);
+    return builtin_token(o.builtin);
   case NameRole::Intrinsic:
     return {SemanticTokenType::Intrinsic, kDefaultLibrary};
   case NameRole::Namespace:

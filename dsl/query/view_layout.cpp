@@ -100,8 +100,8 @@ struct Walk {
                        std::vector<Mode> &modes) const {
     if (e.kind != ExprKind::Call)
       return false;
-    const std::string callee = e.callee().dotted_name();
-    if (callee == "make_layout" && e.arg_count() == 2) {
+    const BuiltinId callee = file.sema->builtin_of(e);
+    if (callee == BuiltinId::MakeLayout && e.arg_count() == 2) {
       const auto shape = elements(e.arg(0));
       const auto stride = elements(e.arg(1));
       if (shape.size() != stride.size())
@@ -111,7 +111,7 @@ struct Walk {
         modes.push_back({extent(*shape[i]), extent(*stride[i])});
       return true;
     }
-    if (callee == "Swizzle" && e.arg_count() == 3) {
+    if (callee == BuiltinId::Swizzle && e.arg_count() == 3) {
       std::string sw = "Sw<";
       for (size_t i = 0; i < 3; ++i) {
         const auto v = file.sema->constant_of(e.arg(i));
@@ -123,7 +123,7 @@ struct Walk {
       out.element_bytes = sema::bit_width(t.dtype) / 8;
       return true;
     }
-    if (callee == "compose" && e.arg_count() == 2)
+    if (callee == BuiltinId::Compose && e.arg_count() == 2)
       return layout_argument(e.arg(0), t, out, modes) && layout_argument(e.arg(1), t, out, modes);
     return false;
   }
@@ -160,20 +160,20 @@ struct Walk {
     if (!type)
       return std::nullopt;
     const Expr &callee = e.callee();
-    const std::string name = callee.dotted_name();
-    if (name == "make_shared") {
+    const BuiltinId id = file.sema->builtin_of(e);
+    if (id == BuiltinId::MakeShared) {
       Result r{{}, of_type(*type)};
       if (const Expr *layout = argument(e, 2, "layout"))
         if (!layout_argument(*layout, *type, r.view, r.modes))
           return std::nullopt;
       return r;
     }
-    if (name == "view" && type->swizzled)
+    if (id == BuiltinId::View && type->swizzled)
       return std::nullopt; // the bytes are swizzled; the row-major view would misstate them
-    if (name == "make_local" || name == "full" || name == "view" || name.rfind("nvvm.", 0) == 0 ||
-        name.rfind("amdgpu.", 0) == 0)
+    if (id == BuiltinId::MakeLocal || id == BuiltinId::Full || id == BuiltinId::View ||
+        is_intrinsic(id))
       return Result{{}, of_type(*type)};
-    if (name == "subview") {
+    if (id == BuiltinId::Subview) {
       const Expr *source = argument(e, 0, "t");
       auto base = source ? of(*source) : std::nullopt;
       if (!base || !base->view.swizzle.empty() || base->modes.size() != type->shape.size())
@@ -187,7 +187,7 @@ struct Walk {
       }
       return base;
     }
-    if (callee.kind == ExprKind::Attribute && callee.name == "tile" && e.arg_count() == 1) {
+    if (file.sema->call_of(e).kind == sema::CallKind::Tile && e.arg_count() == 1) {
       auto base = of(*callee.operands[0]);
       const auto tile = elements(e.arg(0));
       if (!base || !base->view.swizzle.empty() || tile.size() != base->modes.size() ||

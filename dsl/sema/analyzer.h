@@ -43,6 +43,8 @@ public:
     return sink_.warning(std::string(code), range, std::move(message));
   }
   std::optional<int64_t> constant(const ast::Expr &expr) const { return result_.constant_of(expr); }
+  // The builtin a call resolved to (set before its result rule runs).
+  BuiltinId builtin_of(const ast::Expr &call) const { return result_.builtin_of(call); }
   void set_constant(const ast::Expr &expr, int64_t value) {
     result_.constant_values[&expr] = value;
   }

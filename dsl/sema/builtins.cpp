@@ -103,22 +103,25 @@ Type abs_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
 }
 
 // The math builtin's value at compile time (in double precision), or nullopt.
-std::optional<double> fold_math(std::string_view name, double x) {
-  if (name == "exp")
+std::optional<double> fold_math(BuiltinId id, double x) {
+  switch (id) {
+  case BuiltinId::Exp:
     return std::exp(x);
-  if (name == "exp2")
+  case BuiltinId::Exp2:
     return std::exp2(x);
-  if (name == "log")
+  case BuiltinId::Log:
     return std::log(x);
-  if (name == "log2")
+  case BuiltinId::Log2:
     return std::log2(x);
-  if (name == "sqrt")
+  case BuiltinId::Sqrt:
     return std::sqrt(x);
-  if (name == "rsqrt")
+  case BuiltinId::Rsqrt:
     return 1.0 / std::sqrt(x);
-  if (name == "tanh")
+  case BuiltinId::Tanh:
     return std::tanh(x);
-  return std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 // exp, log, sqrt, ...: a float constant when the argument is a compile-time
@@ -127,9 +130,10 @@ Type float_unary(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   const Type &t = args.types[0];
   if (t.kind == TypeKind::Scalar)
     return t;
-  const std::string name = call.callee().kind == ast::ExprKind::Name ? call.callee().name : "";
+  const BuiltinId id = analyzer.builtin_of(call);
+  const std::string name = builtin_name(id);
   const auto x = analyzer.numeric_constant(*args.args[0]);
-  const auto y = x ? fold_math(name, *x) : std::nullopt;
+  const auto y = x ? fold_math(id, *x) : std::nullopt;
   if (!y)
     return Type::scalar_of(ScalarKind::F32);
   if (std::isnan(*y) || (std::isinf(*y) && !std::isinf(*x))) {
@@ -748,8 +752,16 @@ std::vector<BuiltinSpec> make_table() {
   return t;
 }
 
+// Every row gets its identity from builtins.def; a row without one, or an
+// identity without a row, is a programming error caught by the table test.
+std::vector<BuiltinSpec> identified(std::vector<BuiltinSpec> rows) {
+  for (BuiltinSpec &spec : rows)
+    spec.id = builtin_by_name(spec.ns, spec.name).value_or(BuiltinId::None);
+  return rows;
+}
+
 const std::vector<BuiltinSpec> &table() {
-  static const std::vector<BuiltinSpec> builtins = make_table();
+  static const std::vector<BuiltinSpec> builtins = identified(make_table());
   return builtins;
 }
 
@@ -766,5 +778,12 @@ const BuiltinSpec *find_intrinsic(std::string_view ns, std::string_view name) {
 }
 
 std::span<const BuiltinSpec> all_builtins() { return table(); }
+
+const BuiltinSpec *spec_of(BuiltinId id) {
+  for (const BuiltinSpec &spec : table())
+    if (spec.id == id && id != BuiltinId::None)
+      return &spec;
+  return nullptr;
+}
 
 } // namespace argus::sema

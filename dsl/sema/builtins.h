@@ -6,6 +6,7 @@
 #pragma once
 
 #include "argus/dsl/ast.h"
+#include "argus/dsl/builtin_id.h"
 #include "argus/dsl/types.h"
 
 #include <optional>
@@ -69,11 +70,13 @@ struct BuiltinSpec {
   bool variadic = false; // the last parameter repeats
   std::string_view doc;
   ResultRule result = nullptr;
-  bool kernel_only = false; // assume(...)
+  bool kernel_only = false;       // assume(...)
+  BuiltinId id = BuiltinId::None; // from builtins.def by (ns, name)
 };
 
 const BuiltinSpec *find_builtin(std::string_view name);
 const BuiltinSpec *find_intrinsic(std::string_view ns, std::string_view name);
 std::span<const BuiltinSpec> all_builtins();
+const BuiltinSpec *spec_of(BuiltinId id);
 
 } // namespace argus::sema

@@ -48,8 +48,10 @@ Type Analyzer::check_call(const Expr &call) {
                 "'" + name + "' is a kernel: kernels are launched, not called; make it @device");
           return Type::unknown();
         }
-        if (info)
+        if (info) {
+          result_.calls[&call] = {CallKind::Device, BuiltinId::None, info->function};
           return check_device_call(call, *info);
+        }
         return Type::unknown();
       }
       error(codes::kNotCallable, callee.range,
@@ -58,8 +60,10 @@ Type Analyzer::check_call(const Expr &call) {
         check_expr(call.arg(i));
       return Type::unknown();
     }
-    if (auto dtype = scalar_from_name(name))
+    if (auto dtype = scalar_from_name(name)) {
+      result_.calls[&call] = {CallKind::Cast, BuiltinId::None, nullptr, *dtype};
       return check_cast(call, *dtype);
+    }
     if (name == "range") {
       error(codes::kInvalidOperand, call.range,
             "range(...) is only allowed as a for-loop iterable");
@@ -108,6 +112,7 @@ Type Analyzer::check_call(const Expr &call) {
 }
 
 Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
+  result_.calls[&call] = {CallKind::Builtin, spec.id};
   const std::string name = qualified(spec);
   if (spec.kernel_only && scope_ && scope_->info->role != FunctionRole::Kernel) {
     error(codes::kMisplacedStatement, call.range, name + "(...) is only allowed in a @kernel");
@@ -225,7 +230,7 @@ Type Analyzer::check_builtin_call(const Expr &call, const BuiltinSpec &spec) {
       continue;
     }
     if (arg->kind == ExprKind::Lambda && arg->operands.size() == 2 &&
-        param.kind == ArgKind::Condition && name == "assume") {
+        param.kind == ArgKind::Condition && spec.id == BuiltinId::Assume) {
       // assume(fact for i in range(n)): the fact holds for every i of the range.
       const Expr &iterable = *arg->operands[1];
       if (iterable.kind != ExprKind::Call || iterable.callee().dotted_name() != "range" ||
@@ -449,6 +454,7 @@ Type Analyzer::check_method_call(const Expr &call) {
               (object.is_tensor() ? "; tensors have: tile" : ""));
     return Type::unknown();
   }
+  result_.calls[&call] = {CallKind::Tile};
   if (call.arg_count() != 1 || !call.keywords.empty()) {
     error(codes::kArgumentCount, call.range, "t.tile(tile_shape) takes one tile shape");
     return Type::unknown();

@@ -549,9 +549,8 @@ std::optional<std::string> Analyzer::symbolic_text(const Expr &expr) const {
     return wrap(*expr.operands[0], *left) + " " + ast::to_string(expr.binary_op) + " " +
            wrap(*expr.operands[1], *right);
   }
-  if (expr.kind == ExprKind::Call && expr.callee().kind == ExprKind::Name &&
-      (expr.callee().name == "cdiv" || expr.callee().name == "min" ||
-       expr.callee().name == "max")) {
+  if (const BuiltinId id = result_.builtin_of(expr);
+      id == BuiltinId::Cdiv || id == BuiltinId::Min || id == BuiltinId::Max) {
     std::string text = expr.callee().name + "(";
     for (size_t i = 0; i < expr.arg_count(); ++i) {
       auto arg = symbolic_text(expr.arg(i));

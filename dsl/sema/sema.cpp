@@ -45,6 +45,16 @@ const FunctionInfo *SemaResult::function_info(std::string_view name) const {
   return nullptr;
 }
 
+CallTarget SemaResult::call_of(const ast::Expr &call) const {
+  const auto it = calls.find(&call);
+  return it == calls.end() ? CallTarget{} : it->second;
+}
+
+BuiltinId SemaResult::builtin_of(const ast::Expr &call) const {
+  const auto it = calls.find(&call);
+  return it == calls.end() ? BuiltinId::None : it->second.builtin;
+}
+
 std::span<const std::string_view> known_policies() {
   static constexpr std::array<std::string_view, 5> kPolicies = {
       "launch_bounds", "min_blocks_per_sm", "waves_per_eu", "max_registers", "fast_math"};

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "argus/dsl/ast.h"
+#include "argus/dsl/builtin_id.h"
 #include "argus/dsl/diagnostic.h"
 #include "argus/dsl/types.h"
 
@@ -81,11 +82,17 @@ struct SemaResult {
   // double precision; users round to their float type once.
   std::unordered_map<const ast::Expr *, double> float_values;
   std::unordered_map<const ast::Expr *, const Symbol *> references; // Name → its symbol
+  // Every call sema accepted, resolved: the stages dispatch on this, not on names.
+  std::unordered_map<const ast::Expr *, CallTarget> calls;
 
   const Type *type_of(const ast::Expr &expr) const;
   std::optional<int64_t> constant_of(const ast::Expr &expr) const;
   std::optional<double> float_constant_of(const ast::Expr &expr) const;
   const FunctionInfo *function_info(std::string_view name) const;
+  // Unresolved for an expression that is no call sema accepted.
+  CallTarget call_of(const ast::Expr &call) const;
+  // The builtin a call calls; None when it calls something else.
+  BuiltinId builtin_of(const ast::Expr &call) const;
 };
 
 SemaResult analyze(const ast::Module &module, DiagnosticSink &sink,
