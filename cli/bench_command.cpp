@@ -28,12 +28,14 @@ Compiles FILE into an artifact (argus compile), runs it through a runner
 command, checks each @bench kernel against its reference and prints a table:
 kernel, sizes, correct, error, median time, TFLOP/s or GB/s, % of peak.
 
-The runner command is a template run with /bin/sh -c:
+The runner command is a template, split into words and run without a shell
+(quotes group words; nothing is expanded); each placeholder is one word:
   {runner}    argus-runner next to the argus binary, or on PATH
   {artifact}  the artifact directory (appended when the template lacks it)
   {target}    the target (sm90)
 Words after `--` are passed to the runner (e.g. -- --iters 200 --kernel K
---size M=1024,N=1024,K=1024). Examples of templates:
+--size M=1024,N=1024,K=1024). For ssh, values and runner words are quoted
+again for the remote shell. Examples of templates:
   --runner '{runner} {artifact}'                         (the default)
   --runner 'ssh gpu-host argus-runner {artifact}'        (the artifact must be
                                                           visible there: --keep on a shared path)
@@ -304,13 +306,18 @@ int run_bench(std::span<const std::string> args, Environment &env) {
       artifact = absolute.string();
   }
 
-  std::string extra;
-  for (const std::string &a : options.runner_args)
-    extra += (extra.empty() ? "" : " ") + bench::shell_quote(a);
-  const std::string command = bench::expand_template(
-      options.runner_template, codegen::find_runner(), artifact, options.target, extra);
-  const auto timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
-  const bench::ShellResult r = bench::run_shell(command, timeout);
+  // The template is the user's own command line (as with clangd's
+  // --query-driver, only settings need an allowlist: the server's).
+  std::string template_error;
+  const auto argv = codegen::runner_argv(options.runner_template, codegen::find_runner(), artifact,
+                                         options.target, options.runner_args, template_error);
+  if (!argv)
+    return report_failure(env, options, "runner", template_error);
+  const std::string command = codegen::command_line(*argv);
+  codegen::SpawnOptions spawn_options;
+  spawn_options.timeout =
+      std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
+  const codegen::SpawnResult r = codegen::spawn(*argv, spawn_options);
 
   // The runner's stderr (build logs, warnings) goes to ours in text mode.
   if (options.format == Format::Text && !r.err.empty())
@@ -322,8 +329,8 @@ int run_bench(std::span<const std::string> args, Environment &env) {
     return report_failure(env, options, "timeout",
                           "the runner did not finish within " + timeout_text.str() +
                               " s and was killed: " + command);
-  if (r.exit_code < 0 && r.signal == 0)
-    return report_failure(env, options, "runner", "could not start /bin/sh for: " + command);
+  if (!r.started)
+    return report_failure(env, options, "runner", r.error + " (command: " + command + ")");
   if (r.signal != 0)
     return report_failure(env, options, "runner",
                           "the runner was killed by signal " + std::to_string(r.signal) + ": " +

@@ -13,7 +13,7 @@ namespace argus::cli {
 
 const std::string_view kLspSummary = "Run the language server on stdin/stdout";
 const std::string_view kLspHelp =
-    "Usage: argus lsp [--log-level=error|info|debug] [--log-file=PATH]\n"
+    "Usage: argus lsp [--log-level=error|info|debug] [--log-file=PATH] [--allow-runner=GLOB]...\n"
     "\n"
     "Serves the Language Server Protocol (3.17) on stdin/stdout with Content-Length\n"
     "framing. Editors and agents start it as a subprocess; see server/README.md.\n"
@@ -21,6 +21,11 @@ const std::string_view kLspHelp =
     "Options:\n"
     "  --log-level=LEVEL  error (default), info or debug; logs go to stderr\n"
     "  --log-file=PATH    append logs to PATH instead of stderr\n"
+    "  --allow-runner=GLOB\n"
+    "                     let the client's \"runner\" setting choose a benchmark runner\n"
+    "                     template that matches GLOB (fnmatch; repeatable). Without it\n"
+    "                     only the built-in local runner '{runner} {artifact}' runs, so\n"
+    "                     a cloned workspace's settings cannot pick a command\n"
     "  -h, --help         Print this help\n"
     "\n"
     "Exit status: 0 after shutdown and exit, 1 on exit without shutdown or end of\n"
@@ -29,6 +34,7 @@ const std::string_view kLspHelp =
 int run_lsp(std::span<const std::string> args, Environment &env) {
   server::LogLevel level = server::LogLevel::Error;
   std::optional<std::string> log_file;
+  std::vector<std::string> allowed_runners;
   for (const std::string &arg : args) {
     if (arg == "-h" || arg == "--help") {
       env.out << kLspHelp;
@@ -45,6 +51,8 @@ int run_lsp(std::span<const std::string> args, Environment &env) {
       level = *parsed;
     } else if (arg.starts_with("--log-file=") && arg.size() > 11) {
       log_file = arg.substr(11);
+    } else if (arg.starts_with("--allow-runner=") && arg.size() > 15) {
+      allowed_runners.push_back(arg.substr(15));
     } else {
       env.err << "argus lsp: error: unknown argument '" << arg << "' (see 'argus help lsp')\n";
       return kExitUsage;
@@ -71,6 +79,7 @@ int run_lsp(std::span<const std::string> args, Environment &env) {
   server::Transport transport(std::cin, env.out, log);
   server::ServerOptions options;
   options.version = std::string(version());
+  options.allowed_runners = std::move(allowed_runners);
   server::Server server(transport, log, std::move(options));
   return server.run();
 }

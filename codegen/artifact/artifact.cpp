@@ -2,6 +2,7 @@
 #include "argus/codegen/artifact.h"
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -127,11 +128,42 @@ nlohmann::json bench_json(const LowerResult &lowered) {
   return {{"benches", benches}};
 }
 
+std::string safe_stem(std::string_view source_path) {
+  const std::string stem = std::filesystem::path(std::string(source_path)).stem().string();
+  std::string out;
+  for (char c : stem)
+    out +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '_';
+  if (out.empty())
+    return "kernels";
+  if (out != stem || out[0] == '-' || out[0] == '.')
+    return (out[0] == '-' || out[0] == '.' ? "_" : "") + out + "-" +
+           sha256_hex(source_path).substr(0, 8);
+  return out;
+}
+
 std::string default_artifact_dir(std::string_view source_path, GpuTarget target) {
-  std::string stem = std::filesystem::path(std::string(source_path)).stem().string();
-  if (stem.empty())
-    stem = "kernels";
-  return stem + "." + std::string(target_name(target));
+  return safe_stem(source_path) + "." + std::string(target_name(target));
+}
+
+bool may_write_artifact(const std::string &dir, std::string &error) {
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(dir, ec);
+  if (ec || status.type() == std::filesystem::file_type::not_found)
+    return true;
+  if (status.type() != std::filesystem::file_type::directory) {
+    error = dir + " exists and is not a directory; choose another output directory";
+    return false;
+  }
+  if (std::filesystem::is_empty(dir, ec))
+    return true;
+  std::ifstream meta(std::filesystem::path(dir) / "meta.json");
+  const auto j = nlohmann::json::parse(meta, nullptr, false);
+  if (j.is_object() && j.contains("format") && j.contains("argus_version") && j.contains("kernels"))
+    return true;
+  error = dir + " is not empty and holds no Argus artifact (no meta.json of argus); choose an "
+                "empty or new output directory";
+  return false;
 }
 
 bool write_file(const std::string &path, std::string_view contents, std::string &error) {

@@ -2,6 +2,7 @@
 // compiler messages mapped back to .argus lines through #line.
 #include "argus/codegen/codes.h"
 #include "argus/codegen/compile.h"
+#include "argus/codegen/spawn.h"
 
 #include <array>
 #include <chrono>
@@ -18,36 +19,9 @@ namespace argus::codegen {
 
 namespace {
 
-std::string shell_quote(const std::string &s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 bool is_executable(const std::string &path) {
   return !path.empty() && ::access(path.c_str(), X_OK) == 0 &&
          std::filesystem::is_regular_file(path);
-}
-
-// Runs `command` through /bin/sh with stderr joined to stdout.
-int run_capture(const std::string &command, std::string &output) {
-  output.clear();
-  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe)
-    return -1;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    output.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  if (status == -1)
-    return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 } // namespace
@@ -169,25 +143,44 @@ CompileReport compile_sm90(const std::string &nvcc, const std::string &source_pa
                            const std::string &cubin_path, std::string_view argus_path) {
   CompileReport report;
   report.target = GpuTarget::Sm90;
-  std::string version_output;
-  if (run_capture(shell_quote(nvcc) + " --version", version_output) == 0) {
+  // nvcc runs its own steps through a shell with the paths it was given in
+  // double quotes, so it gets no path of ours: it runs in the artifact
+  // directory on the fixed names written there.
+  const std::filesystem::path source(source_path), cubin_file(cubin_path);
+  std::error_code ec;
+  const std::string program = nvcc.find('/') == std::string::npos
+                                  ? nvcc
+                                  : std::filesystem::absolute(nvcc, ec).string(); // cwd changes
+  SpawnOptions options;
+  options.merge_stderr = true;
+  options.timeout = std::chrono::minutes(10);
+  const SpawnResult version = spawn({program, "--version"}, options);
+  if (version.started && version.exit_code == 0) {
     static const std::regex release(R"(release [\d.]+, V([\d.]+))");
     std::smatch m;
-    if (std::regex_search(version_output, m, release))
+    if (std::regex_search(version.out, m, release))
       report.compiler = "nvcc " + std::string(m[1]);
   }
   if (report.compiler.empty())
     report.compiler = "nvcc";
-  report.command = shell_quote(nvcc) +
-                   " -gencode=arch=compute_90a,code=sm_90a -cubin -Xptxas -v -O3 -std=c++17 " +
-                   shell_quote(source_path) + " -o " + shell_quote(cubin_path);
+  options.cwd = source.parent_path().string();
+  const std::vector<std::string> argv = {program,      "-gencode=arch=compute_90a,code=sm_90a",
+                                         "-cubin",     "-Xptxas",
+                                         "-v",         "-O3",
+                                         "-std=c++17", source.filename().string(),
+                                         "-o",         cubin_file.filename().string()};
+  report.command =
+      (options.cwd.empty() ? "" : "cd " + shell_quote(options.cwd) + " && ") + command_line(argv);
   const auto start = std::chrono::steady_clock::now();
-  const int status = run_capture(report.command, report.output);
+  const SpawnResult run = spawn(argv, options);
+  report.output = run.started ? run.out : run.error;
+  const int status = run.started ? (run.exit_code >= 0 ? run.exit_code : 128) : -1;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.diagnostics = map_compiler_messages(report.output, argus_path);
   report.kernels = parse_ptxas_verbose(report.output);
   if (status != 0) {
-    report.message = "nvcc failed (exit status " + std::to_string(status) + ")";
+    report.message =
+        run.started ? "nvcc failed (exit status " + std::to_string(status) + ")" : run.error;
     return report;
   }
   std::ifstream cubin(cubin_path, std::ios::binary);

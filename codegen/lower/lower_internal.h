@@ -25,6 +25,8 @@ std::string vector_type(int64_t bytes, GpuTarget target);
 std::string float_text(double v, sema::ScalarKind kind);
 std::string paren(const std::string &s);
 std::string c_string(std::string_view s);
+// Text for a // comment: one line whatever `s` holds.
+std::string comment_text(std::string_view s);
 std::string printf_escape(std::string_view s);
 const ast::Expr *call_arg(const ast::Expr &call, size_t index, std::string_view keyword);
 

@@ -89,7 +89,8 @@ PipelineResult run_pipeline(const PipelineRequest &request) {
   input.source_text = request.text;
   input.argus_version = request.argus_version;
   input.abi_header_text = std::string(argus::runner::kArtifactAbiHeader);
-  if (!write_artifact(dir, lowered, request.target, input, result.error))
+  if (!may_write_artifact(dir, result.error) ||
+      !write_artifact(dir, lowered, request.target, input, result.error))
     return done(PipelineStatus::IoError);
   result.artifact = dir;
   for (const KernelMeta &k : lowered.kernels)

@@ -1,9 +1,6 @@
 #include "argus/codegen/runner_command.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
+#include <fnmatch.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,128 +26,111 @@ bool is_executable(const std::filesystem::path &p) {
 
 } // namespace
 
-std::string shell_quote(std::string_view word) {
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
+namespace {
 
-std::string expand_template(std::string_view tmpl, std::string_view runner,
-                            std::string_view artifact, std::string_view target,
-                            std::string_view extra) {
-  std::string out;
-  bool saw_artifact = false;
-  for (size_t i = 0; i < tmpl.size();) {
-    auto starts = [&](std::string_view key) { return tmpl.substr(i, key.size()) == key; };
-    if (starts("{runner}")) {
-      out += shell_quote(runner);
-      i += 8;
-    } else if (starts("{artifact}")) {
-      out += shell_quote(artifact);
-      saw_artifact = true;
-      i += 10;
-    } else if (starts("{target}")) {
-      out += shell_quote(target);
-      i += 8;
+// Shell-like word splitting without expansion; nullopt for an open quote.
+std::optional<std::vector<std::string>> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word)
+        words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+    } else if (c == '\'' || c == '"') {
+      const size_t close = text.find(c, i + 1);
+      if (close == std::string_view::npos)
+        return std::nullopt;
+      word += text.substr(i + 1, close - i - 1);
+      i = close;
     } else {
-      out += tmpl[i++];
+      word += c;
     }
   }
-  if (!saw_artifact)
-    out += " " + shell_quote(artifact);
-  if (!extra.empty())
-    out += " " + std::string(extra);
-  return out;
+  if (in_word)
+    words.push_back(std::move(word));
+  return words;
 }
 
-ShellResult run_shell(const std::string &command, std::chrono::milliseconds timeout,
-                      const std::atomic<bool> *cancelled) {
-  ShellResult result;
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0)
-    return result;
-  if (pipe(err_pipe) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return result;
+// The index of ssh's destination (the first word that is no option or option
+// argument); argv.size() when there is none.
+size_t ssh_destination(const std::vector<std::string> &argv) {
+  static constexpr std::string_view kWithArgument = "BbcDEeFIiJLlmOopQRSWw";
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string &w = argv[i];
+    if (w.size() < 2 || w[0] != '-')
+      return i;
+    if (w.size() == 2 && kWithArgument.find(w[1]) != std::string_view::npos)
+      ++i; // "-p 22": the next word is the option's
   }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      close(fd);
-    return result;
+  return argv.size();
+}
+
+} // namespace
+
+std::optional<std::vector<std::string>>
+runner_argv(std::string_view tmpl, std::string_view runner, std::string_view artifact,
+            std::string_view target, const std::vector<std::string> &extra, std::string &error) {
+  auto words = split_words(tmpl);
+  if (!words) {
+    error = "the runner template has an unclosed quote: " + std::string(tmpl);
+    return std::nullopt;
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    const int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd >= 0)
-      dup2(null_fd, STDIN_FILENO);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      close(fd);
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char *>(nullptr));
-    _exit(127);
+  if (words->empty()) {
+    error = "the runner template is empty";
+    return std::nullopt;
   }
-  setpgid(pid, pid); // also in the parent, so the group exists before a kill
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string *sinks[2] = {&result.out, &result.err};
-  int open_fds = 2;
-  char buffer[65536];
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    if (cancelled && cancelled->load()) {
-      result.cancelled = true;
-      break;
-    }
-    // With a cancellation flag, wake up often enough to notice it.
-    const long long slice = cancelled ? 50 : 1000;
-    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), slice)));
-    if (ready < 0 && errno != EINTR)
-      break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        if (sinks[i]->size() < (64u << 20)) // cap what a runaway runner can make us hold
-          sinks[i]->append(buffer, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
+  const std::string program = std::filesystem::path((*words)[0]).filename().string();
+  const size_t remote_from = program == "ssh" ? ssh_destination(*words) + 1 : SIZE_MAX;
+  auto value = [&](std::string_view v, size_t index) {
+    return index >= remote_from ? shell_quote(v) : std::string(v);
+  };
+  std::vector<std::string> argv;
+  bool saw_artifact = false;
+  for (size_t w = 0; w < words->size(); ++w) {
+    const std::string &t = (*words)[w];
+    std::string out;
+    for (size_t i = 0; i < t.size();) {
+      auto starts = [&](std::string_view key) { return t.compare(i, key.size(), key) == 0; };
+      if (starts("{runner}")) {
+        out += value(runner, w);
+        i += 8;
+      } else if (starts("{artifact}")) {
+        out += value(artifact, w);
+        saw_artifact = true;
+        i += 10;
+      } else if (starts("{target}")) {
+        out += value(target, w);
+        i += 8;
+      } else {
+        out += t[i++];
       }
     }
+    argv.push_back(std::move(out));
   }
-  const bool killed = result.timed_out || result.cancelled;
-  if (killed)
-    kill(-pid, SIGKILL);
-  for (const pollfd &p : fds)
-    if (p.fd >= 0)
-      close(p.fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (killed)
-    kill(-pid, SIGKILL); // anything of the group left behind
-  if (WIFEXITED(status))
-    result.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status))
-    result.signal = WTERMSIG(status);
-  return result;
+  if (!saw_artifact)
+    argv.push_back(value(artifact, argv.size()));
+  for (const std::string &e : extra)
+    argv.push_back(value(e, argv.size()));
+  return argv;
+}
+
+bool runner_allowed(std::string_view tmpl, const std::vector<std::string> &allowed_globs) {
+  if (tmpl == kDefaultRunnerTemplate)
+    return true;
+  const std::string text(tmpl);
+  for (const std::string &glob : allowed_globs)
+    if (fnmatch(glob.c_str(), text.c_str(), 0) == 0)
+      return true;
+  return false;
 }
 
 std::string find_runner() {

@@ -6,9 +6,14 @@
 #include "argus/server/lsp_diagnostic.h"
 #include "commands_internal.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -48,17 +53,32 @@ std::optional<std::string> string_argument(const json &object, const char *key) 
   return object[key].get<std::string>();
 }
 
-// Where argus.compile writes a document's artifact unless told: one directory
-// per document and target under the temporary directory, so a save is not
-// needed and the workspace is left alone.
-std::string default_output_dir(const DocumentSnapshot &document, codegen::GpuTarget target) {
+// $TMPDIR/argus-lsp-<uid>: created mode 0700; used only when it is a real
+// directory (no symlink) that this user owns and nobody else can enter, so
+// another user cannot plant a link or a file at a predictable artifact name.
+std::string private_temp_dir() {
   std::error_code ec;
   std::filesystem::path base = std::filesystem::temp_directory_path(ec);
   if (ec)
     base = "/tmp";
-  const std::string stem = std::filesystem::path(document.path).stem().string();
-  return (base / "argus-lsp" /
-          ((stem.empty() ? std::string("document") : stem) + "-" +
+  const std::string dir = (base / ("argus-lsp-" + std::to_string(getuid()))).string();
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw CommandError{-32603, "cannot create " + dir + ": " + std::strerror(errno)};
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 077) != 0)
+    throw CommandError{-32603, dir + " is not a private directory of this user (a symlink, "
+                                     "another owner, or open to others): remove it, or pass "
+                                     "\"output\""};
+  return dir;
+}
+
+// Where argus.compile writes a document's artifact unless told: one directory
+// per document and target under the private temporary directory, so a save
+// is not needed and the workspace is left alone.
+std::string default_output_dir(const DocumentSnapshot &document, codegen::GpuTarget target) {
+  return (std::filesystem::path(private_temp_dir()) /
+          (codegen::safe_stem(document.path) + "-" +
            codegen::sha256_hex(document.uri).substr(0, 12) + "." +
            std::string(codegen::target_name(target))))
       .string();
@@ -176,8 +196,8 @@ struct TemporaryDirectory {
   }
 };
 
-std::string runner_arguments(const json &object) {
-  std::string extra;
+std::vector<std::string> runner_arguments(const json &object) {
+  std::vector<std::string> extra;
   if (!object.contains("args"))
     return extra;
   const json &args = object["args"];
@@ -186,13 +206,13 @@ std::string runner_arguments(const json &object) {
   for (const json &a : args) {
     if (!a.is_string())
       throw CommandError{kInvalidParams, "\"args\": expected an array of strings"};
-    extra += (extra.empty() ? "" : " ") + codegen::shell_quote(a.get<std::string>());
+    extra.push_back(a.get<std::string>());
   }
   return extra;
 }
 
 // What the runner's output says: result objects, a runner error, or why there is neither.
-void interpret_runner(const codegen::ShellResult &run, const std::string &command, double timeout_s,
+void interpret_runner(const codegen::SpawnResult &run, const std::string &command, double timeout_s,
                       json &result) {
   auto fail = [&](const std::string &stage, const std::string &message) {
     result["ok"] = false;
@@ -204,8 +224,8 @@ void interpret_runner(const codegen::ShellResult &run, const std::string &comman
   if (run.timed_out)
     return fail("timeout", "the runner did not finish within " + seconds.str() +
                                " s and was killed: " + command);
-  if (run.exit_code < 0 && run.signal == 0)
-    return fail("runner", "could not start /bin/sh for: " + command);
+  if (!run.started)
+    return fail("runner", run.error + " (command: " + command + ")");
   if (run.signal != 0)
     return fail("runner",
                 "the runner was killed by signal " + std::to_string(run.signal) + ": " + command);
@@ -261,7 +281,18 @@ json compile_command(const json &object, CommandContext &context) {
 json benchmark_command(const json &object, CommandContext &context) {
   const DocumentSnapshot &document = command_document(object, context);
   codegen::PipelineRequest request = pipeline_request(object, document, context);
-  const std::string extra = runner_arguments(object);
+  const std::vector<std::string> extra = runner_arguments(object);
+  // Settings come from the client, and a workspace's settings from whoever
+  // wrote the repository: like clangd's --query-driver, only templates the
+  // server's own command line allows may run.
+  if (!codegen::runner_allowed(context.settings.runner, context.allowed_runners))
+    throw CommandError{kInvalidParams,
+                       "the runner template '" + context.settings.runner +
+                           "' from the settings is not allowed: start the server with "
+                           "--allow-runner=" +
+                           codegen::shell_quote(context.settings.runner) +
+                           " (a glob) to allow it; the built-in runner '" +
+                           std::string(codegen::kDefaultRunnerTemplate) + "' always runs"};
   const std::optional<std::string> keep = string_argument(object, "keep");
   const std::string file = std::filesystem::path(document.path).filename().string();
 
@@ -293,16 +324,22 @@ json benchmark_command(const json &object, CommandContext &context) {
   }
   std::error_code ec;
   const std::string artifact = std::filesystem::absolute(compiled.artifact, ec).string();
-  const std::string command =
-      codegen::expand_template(context.settings.runner, codegen::find_runner(), artifact,
-                               codegen::target_name(request.target), extra);
+  std::string template_error;
+  const auto argv =
+      codegen::runner_argv(context.settings.runner, codegen::find_runner(), artifact,
+                           codegen::target_name(request.target), extra, template_error);
+  if (!argv)
+    throw CommandError{kInvalidParams, template_error};
+  const std::string command = codegen::command_line(*argv);
   result["command"] = command;
   if (keep)
     result["artifact"] = artifact;
   progress.report("running " + command, 30);
-  const auto timeout = std::chrono::milliseconds(
+  codegen::SpawnOptions spawn_options;
+  spawn_options.timeout = std::chrono::milliseconds(
       static_cast<long long>(context.settings.benchmark_timeout_s * 1000));
-  const codegen::ShellResult run = codegen::run_shell(command, timeout, &context.cancelled);
+  spawn_options.cancelled = &context.cancelled;
+  const codegen::SpawnResult run = codegen::spawn(*argv, spawn_options);
   if (run.cancelled) {
     progress.end("cancelled; the runner was killed");
     throw CommandError{kRequestCancelled, "request cancelled; the runner was killed"};

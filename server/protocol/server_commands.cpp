@@ -45,6 +45,7 @@ void Server::execute_command_request(const json &id, const json &params) {
     context.encoding = encoding;
     context.settings = settings;
     context.argus_version = options_.version;
+    context.allowed_runners = options_.allowed_runners;
     context.work_done_token = token;
     context.client_creates_progress = progress;
     context.notify = [this](json message) { transport_.write(message); };

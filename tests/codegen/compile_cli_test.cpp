@@ -124,5 +124,39 @@ TEST_F(CompileCli, ExitStatuses) {
   EXPECT_NE(help.output.find("--emit-only"), std::string::npos);
 }
 
+// nvcc re-runs its steps through a shell with the paths it was given in double
+// quotes. A stand-in that does the same shows that no part of a hostile file
+// name reaches it: the marker file would appear if one did.
+TEST_F(CompileCli, HostileFileNameNeverReachesTheCompilersShell) {
+  const fs::path fake = fs::path(dir_) / "fake-nvcc";
+  {
+    std::ofstream script(fake);
+    script << "#!/bin/sh\n"
+              "[ \"$1\" = --version ] && { echo 'Cuda compilation tools, release 12.4, V12.4.1'; "
+              "exit 0; }\n"
+              "for a; do case $prev in -o) out=$a ;; esac; case $a in *.cu) in=$a ;; esac; "
+              "prev=$a; done\n"
+              "sh -c \"cat \\\"$in\\\" > /dev/null && : > \\\"$out\\\"\"\n";
+  }
+  fs::permissions(fake, fs::perms::owner_all);
+  // A relative marker: the compiler may run in the artifact directory.
+  const std::string name = "g$(touch marker)`touch marker`.argus";
+  fs::copy_file(std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_naive.argus",
+                fs::path(dir_) / name);
+  const test::Run r =
+      argus(test::quote(name) + " --target sm90 --format=json", "ARGUS_NVCC=" + fake.string());
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "marker")) << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  const std::string artifact = j["artifact"];
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / artifact / "marker")) << r.output;
+  EXPECT_EQ(artifact.find_first_of("$`( "), std::string::npos) << artifact;
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / artifact / "kernels.cubin")) << artifact;
+  // The command it reports is one a person can paste: the compiler's paths are ours.
+  EXPECT_NE(j["compile"]["command"].get<std::string>().find("kernels.cu -o kernels.cubin"),
+            std::string::npos)
+      << j.dump(2);
+}
+
 } // namespace
 } // namespace argus::codegen

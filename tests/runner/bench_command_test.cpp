@@ -20,7 +20,7 @@ namespace {
 using argus::testing::ProcessOptions;
 using argus::testing::ProcessResult;
 using argus::testing::run_process;
-namespace bench = argus::cli::bench;
+namespace codegen = argus::codegen;
 
 const std::string kSource = ARGUS_SOURCE_DIR;
 const std::string kTiny = kSource + "/tests/runner/fixtures/tiny";
@@ -42,38 +42,103 @@ bool contains(const std::string &text, const std::string &part) {
 // ------------------------------------------------------------- the pieces
 
 TEST(BenchTemplate, ShellQuote) {
-  EXPECT_EQ(bench::shell_quote("abc"), "'abc'");
-  EXPECT_EQ(bench::shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(bench::shell_quote(""), "''");
+  EXPECT_EQ(codegen::shell_quote("abc"), "'abc'");
+  EXPECT_EQ(codegen::shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(codegen::shell_quote(""), "''");
 }
 
-TEST(BenchTemplate, Expansion) {
-  EXPECT_EQ(bench::expand_template("{runner} {artifact}", "/bin/argus-runner", "/tmp/a b", "sm90"),
-            "'/bin/argus-runner' '/tmp/a b'");
-  EXPECT_EQ(bench::expand_template("ssh gpu argus-runner {artifact} --iters 5", "r", "/x", "sm90"),
-            "ssh gpu argus-runner '/x' --iters 5");
-  EXPECT_EQ(bench::expand_template("srun -p gpu {runner}", "r", "/x", "sm90", "'--seed' '3'"),
-            "srun -p gpu 'r' '/x' '--seed' '3'");
-  EXPECT_EQ(bench::expand_template("run --target {target} {artifact}", "r", "/x", "sm90"),
-            "run --target 'sm90' '/x'");
+std::vector<std::string> words(std::string_view tmpl, std::string_view artifact,
+                               const std::vector<std::string> &extra = {}) {
+  std::string error;
+  auto argv = codegen::runner_argv(tmpl, "/bin/argus-runner", artifact, "sm90", extra, error);
+  EXPECT_TRUE(argv) << error;
+  return argv.value_or(std::vector<std::string>{});
 }
 
-TEST(BenchShell, CapturesOutputAndStatus) {
-  const bench::ShellResult r =
-      bench::run_shell("echo out; echo err >&2; exit 4", std::chrono::seconds(20));
+TEST(BenchTemplate, PlaceholdersAreWholeWords) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(words("{runner} {artifact}", "/tmp/a b"), (V{"/bin/argus-runner", "/tmp/a b"}));
+  EXPECT_EQ(words("srun -p gpu {runner}", "/x", {"--seed", "3"}),
+            (V{"srun", "-p", "gpu", "/bin/argus-runner", "/x", "--seed", "3"}));
+  EXPECT_EQ(words("run --target={target} '{artifact}'", "/x"), (V{"run", "--target=sm90", "/x"}));
+  EXPECT_EQ(words("sh \"my runner.sh\" {artifact}", "/x"), (V{"sh", "my runner.sh", "/x"}));
+  // Nothing is expanded: a value with shell syntax stays one literal word.
+  EXPECT_EQ(words("{runner} {artifact}", "/tmp/$(touch x)`id`;rm"),
+            (V{"/bin/argus-runner", "/tmp/$(touch x)`id`;rm"}));
+  std::string error;
+  EXPECT_FALSE(codegen::runner_argv("run 'open", "r", "/x", "sm90", {}, error));
+  EXPECT_NE(error.find("unclosed quote"), std::string::npos);
+  EXPECT_FALSE(codegen::runner_argv("  ", "r", "/x", "sm90", {}, error));
+}
+
+// ssh joins the words after the destination into a command line for the
+// remote shell: the values are quoted for it, the template's own words are not.
+TEST(BenchTemplate, SshQuotesValuesForTheRemoteShell) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(words("ssh -p 2222 gpu argus-runner {artifact} --iters 5", "/x;y", {"$(id)"}),
+            (V{"ssh", "-p", "2222", "gpu", "argus-runner", "'/x;y'", "--iters", "5", "'$(id)'"}));
+  EXPECT_EQ(words("ssh gpu cd /srv '&&' argus-runner", "/a'b"),
+            (V{"ssh", "gpu", "cd", "/srv", "&&", "argus-runner", "'/a'\\''b'"}));
+}
+
+TEST(BenchTemplate, OnlyAllowedTemplatesRunFromSettings) {
+  EXPECT_TRUE(codegen::runner_allowed("{runner} {artifact}", {}));
+  EXPECT_FALSE(codegen::runner_allowed("touch /tmp/x {artifact}", {}));
+  EXPECT_TRUE(codegen::runner_allowed("ssh gpu argus-runner {artifact}", {"ssh gpu *"}));
+  EXPECT_FALSE(codegen::runner_allowed("ssh evil argus-runner {artifact}", {"ssh gpu *"}));
+}
+
+TEST(Spawn, CapturesOutputAndStatus) {
+  codegen::SpawnOptions options;
+  options.timeout = std::chrono::seconds(20);
+  const codegen::SpawnResult r =
+      codegen::spawn({"sh", "-c", "echo out; echo err >&2; exit 4"}, options);
+  EXPECT_TRUE(r.started);
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_EQ(r.out, "out\n");
   EXPECT_EQ(r.err, "err\n");
   EXPECT_FALSE(r.timed_out);
 }
 
-TEST(BenchShell, KillsTheWholeGroupOnTimeout) {
+TEST(Spawn, KillsTheWholeGroupOnTimeout) {
   const auto start = std::chrono::steady_clock::now();
-  const bench::ShellResult r =
-      bench::run_shell("sleep 30 & sleep 30; echo never", std::chrono::milliseconds(300));
+  codegen::SpawnOptions options;
+  options.timeout = std::chrono::milliseconds(300);
+  const codegen::SpawnResult r =
+      codegen::spawn({"sh", "-c", "sleep 30 & sleep 30; echo never"}, options);
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.out, "");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(Spawn, StopsSoonAfterCancellation) {
+  std::atomic<bool> cancelled{true};
+  codegen::SpawnOptions options;
+  options.cancelled = &cancelled;
+  const codegen::SpawnResult r = codegen::spawn({"sleep", "30"}, options);
+  EXPECT_TRUE(r.cancelled);
+}
+
+TEST(Spawn, AMissingProgramOrDirectoryIsAnError) {
+  const codegen::SpawnResult r = codegen::spawn({"no-such-program-xyz"});
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.error.find("no-such-program-xyz"), std::string::npos) << r.error;
+  codegen::SpawnOptions options;
+  options.cwd = "/no/such/dir";
+  EXPECT_FALSE(codegen::spawn({"true"}, options).started);
+}
+
+// Arguments are never re-read by a shell: a marker file names the failure.
+TEST(Spawn, ArgumentsReachTheProgramAsTheyAre) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("argus-spawn-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string marker = (dir / "marker").string();
+  const std::string hostile = "$(touch " + marker + ")`touch " + marker + "`;touch " + marker;
+  const codegen::SpawnResult r = codegen::spawn({"printf", "%s", hostile});
+  EXPECT_EQ(r.out, hostile);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  std::filesystem::remove_all(dir);
 }
 
 // ------------------------------------------------------- argus bench, usage
@@ -174,7 +239,7 @@ TEST(BenchCommand, NonZeroExitWithoutOutputIsReported) {
   const ProcessResult missing =
       argus_bench({"--artifact", kTiny, "--runner", "no-such-runner-xyz {artifact}"});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_TRUE(contains(missing.err, "exited with status 127")) << missing.err;
+  EXPECT_TRUE(contains(missing.err, "cannot run no-such-runner-xyz")) << missing.err;
 }
 
 TEST(BenchCommand, HangingRunnerTimesOut) {

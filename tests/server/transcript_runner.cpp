@@ -10,8 +10,9 @@
 //   <-- JSON         an expected server message (partial match, see below)
 //   exit N           the expected exit status (default 0)
 //   args A B ...     extra arguments for `argus lsp`
-//   env NAME=VALUE   an environment variable for the server; @DIR@ in VALUE
-//                    is the transcript's folder (to reach test scripts)
+//   env NAME=VALUE   an environment variable for the server
+// @DIR@ in client messages, args and env values is the transcript's folder
+// (to reach test scripts).
 // The server runs as a subprocess with a pipe as stdin. Client lines are sent
 // in batches: everything up to an expected message is sent, then the runner
 // waits (up to 30 s) until a server message matches it, then goes on. So a
@@ -144,7 +145,9 @@ int main(int argc, char **argv) {
   for (int number = 1; std::getline(file, line); ++number) {
     if (line.empty() || line[0] == '#')
       continue;
-    const std::string rest = line.size() > 4 ? line.substr(4) : "";
+    std::string rest = line.size() > 4 ? line.substr(4) : "";
+    for (size_t at; (at = rest.find("@DIR@")) != std::string::npos;)
+      rest.replace(at, 5, folder);
     if (line.starts_with("--> ")) {
       steps.push_back({number,
                        false,
@@ -163,15 +166,12 @@ int main(int argc, char **argv) {
     } else if (line.starts_with("exit ")) {
       expected_exit = std::atoi(line.c_str() + 5);
     } else if (line.starts_with("args ")) {
-      std::istringstream words(line.substr(5));
+      std::istringstream words(rest);
       for (std::string word; words >> word;)
         args.push_back(word);
     } else if (line.starts_with("env ") && line.find('=') != std::string::npos) {
-      const size_t equals = line.find('=');
-      std::string value = line.substr(equals + 1);
-      for (size_t at; (at = value.find("@DIR@")) != std::string::npos;)
-        value.replace(at, 5, folder);
-      env.emplace_back(line.substr(4, equals - 4), value);
+      const size_t at = rest.find('=');
+      env.emplace_back(rest.substr(0, at), rest.substr(at + 1));
     } else {
       std::cerr << argv[2] << ":" << number << ": unknown line\n";
       return 2;

@@ -20,12 +20,4 @@ extern const std::string_view kBenchHelp;
 
 int run_bench(std::span<const std::string> args, Environment &env);
 
-// The pieces, exposed for tests (they live in codegen/runner_command.h,
-// shared with the language server's argus.benchmark).
-namespace bench {
-using codegen::expand_template;
-using codegen::run_shell;
-using codegen::shell_quote;
-using codegen::ShellResult;
-} // namespace bench
 } // namespace argus::cli

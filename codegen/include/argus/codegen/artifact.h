@@ -24,8 +24,19 @@ struct ArtifactInput {
 nlohmann::json meta_json(const LowerResult &lowered, GpuTarget target, const ArtifactInput &input);
 nlohmann::json bench_json(const LowerResult &lowered);
 
-// `<stem>.<target>` for "path/to/stem.argus".
+// `<stem>.<target>` for "path/to/stem.argus" (in the working directory).
+// File names reach tools and generated text, so the stem keeps only
+// [A-Za-z0-9._-]: any other character becomes '_' and a hash of the whole
+// path keeps such names apart ("g_(touch_x)-1a2b3c4d.sm90").
 std::string default_artifact_dir(std::string_view source_path, GpuTarget target);
+
+// The stem rule above, for other directory names made from a file name.
+std::string safe_stem(std::string_view source_path);
+
+// Whether `dir` may receive an artifact: it does not exist, is an empty
+// directory, or holds an earlier artifact (a meta.json of Argus). Anything
+// else is refused with `error`, so `-o ~/src` never overwrites what is there.
+bool may_write_artifact(const std::string &dir, std::string &error);
 
 // Creates `dir` (and parents) and writes the source, meta.json, bench.json and
 // artifact_abi.h. False with a message on an I/O error.

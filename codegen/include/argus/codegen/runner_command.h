@@ -1,7 +1,9 @@
 // Running an artifact through a runner command template (`argus bench`, the
-// language server's `argus.benchmark`): the template, the shell with a time
-// limit and cancellation, and the runner's JSON output (docs/artifacts.md).
+// language server's `argus.benchmark`): the template's words, which templates
+// may run, and the runner's JSON output (docs/artifacts.md).
 #pragma once
+
+#include "argus/codegen/spawn.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,32 +12,29 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace argus::codegen {
 
-// Quotes a word for /bin/sh: 'it'\''s'.
-std::string shell_quote(std::string_view word);
+// The command of a runner template, as words for spawn(): the template is
+// split as a shell splits words, without expanding anything (blanks separate,
+// '...' and "..." group, a backslash escapes one character); {runner},
+// {artifact} and {target} are replaced inside words by the values, and
+// `extra` is appended, one word each. A template without {artifact} gets the
+// artifact as a word of its own before `extra`. When the program is ssh, the
+// words after the destination are a command line for the remote shell, so the
+// values and `extra` are quoted for it there. Nullopt (with `error`) for a
+// template that does not split (an open quote) or is empty.
+std::optional<std::vector<std::string>>
+runner_argv(std::string_view tmpl, std::string_view runner, std::string_view artifact,
+            std::string_view target, const std::vector<std::string> &extra, std::string &error);
 
-// Replaces {runner}, {artifact} and {target} in `tmpl` with the shell-quoted
-// values; `extra` (already quoted words) is appended. A template without
-// {artifact} gets the artifact appended as its last word.
-std::string expand_template(std::string_view tmpl, std::string_view runner,
-                            std::string_view artifact, std::string_view target,
-                            std::string_view extra = {});
+// The built-in local runner's template: always allowed.
+inline constexpr std::string_view kDefaultRunnerTemplate = "{runner} {artifact}";
 
-struct ShellResult {
-  int exit_code = -1; // -1 when killed by a signal or not started
-  int signal = 0;
-  bool timed_out = false;
-  bool cancelled = false;
-  std::string out, err;
-};
-
-// Runs `command` with /bin/sh -c in its own process group (stdin /dev/null),
-// capturing stdout and stderr; after `timeout`, or soon after `*cancelled`
-// becomes true, the whole group is killed.
-ShellResult run_shell(const std::string &command, std::chrono::milliseconds timeout,
-                      const std::atomic<bool> *cancelled = nullptr);
+// Whether a runner template from settings may run: the built-in one, or one
+// that matches a glob (fnmatch) the user allowed on the server's command line.
+bool runner_allowed(std::string_view tmpl, const std::vector<std::string> &allowed_globs);
 
 // argus-runner next to the running binary, else the first on PATH, else the bare name.
 std::string find_runner();

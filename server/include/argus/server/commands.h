@@ -7,6 +7,7 @@
 #pragma once
 
 #include "argus/codegen/lower.h"
+#include "argus/codegen/runner_command.h"
 #include "argus/dsl/driver.h"
 #include "argus/dsl/source.h"
 #include "argus/server/scheduler.h"
@@ -26,7 +27,7 @@ namespace argus::server {
 // in initializationOptions / workspace/didChangeConfiguration.
 struct CommandSettings {
   codegen::GpuTarget target = codegen::GpuTarget::Sm90;
-  std::string runner = "{runner} {artifact}"; // the template of `argus bench --runner`
+  std::string runner{codegen::kDefaultRunnerTemplate}; // the template of `argus bench --runner`
   double benchmark_timeout_s = 900;
 };
 
@@ -60,6 +61,7 @@ struct CommandContext {
   FrontendOptions frontend;
   std::shared_ptr<check::CheckCache> cache;
   CommandSettings settings;
+  std::vector<std::string> allowed_runners; // ServerOptions::allowed_runners
   std::string argus_version;
   // The request's workDoneToken (null when absent), and whether the client
   // can create a progress token itself (capabilities.window.workDoneProgress).

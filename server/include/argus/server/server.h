@@ -44,6 +44,9 @@ struct ServerOptions {
   // Wall-clock limit of one document's check (and of a command's), until the
   // client's `checker.timeLimitMs` says otherwise.
   std::chrono::milliseconds check_time_limit{30000};
+  // Runner templates (fnmatch globs) that settings may choose, from
+  // `argus lsp --allow-runner=GLOB`; the built-in local runner always may.
+  std::vector<std::string> allowed_runners;
 };
 
 // Decodes a file:// URI to a path (percent-escapes resolved); other URIs are
