@@ -334,7 +334,7 @@ void Server::dispatch_request(const json &request) {
     } else if (method == "textDocument/diagnostic") {
       reply(id, pull_diagnostics(params));
     } else if (method == "workspace/diagnostic") {
-      reply(id, workspace_diagnostics());
+      reply(id, workspace_diagnostics(params));
     } else if (method == "textDocument/codeAction") {
       code_actions_request(id, params);
     } else if (method == "textDocument/hover") {
@@ -420,6 +420,12 @@ void Server::handle_notification(const std::string &method, const json &params) 
           state.cancel->store(true);
         start_check(uri);
       }
+      // A pull client asks again only when told: the text did not change.
+      if (pull_client_ && refresh_support_)
+        transport_.write(
+            json{{"jsonrpc", "2.0"},
+                 {"id", "argus/diagnostic-refresh/" + std::to_string(++refresh_requests_)},
+                 {"method", "workspace/diagnostic/refresh"}});
     } else {
       log_.debug("ignoring notification " + method);
     }
@@ -455,6 +461,17 @@ json Server::initialize(const json &params) {
   client_progress_ = params.is_object() && params.value("capabilities", json::object())
                                                    .value("window", json::object())
                                                    .value("workDoneProgress", false) == true;
+  pull_client_ = false;
+  refresh_support_ = false;
+  try { // a malformed capability means push, as for a client without pull
+    pull_client_ = params.is_object() &&
+                   params.contains("/capabilities/textDocument/diagnostic"_json_pointer) &&
+                   params["/capabilities/textDocument/diagnostic"_json_pointer].is_object();
+    refresh_support_ =
+        params.is_object() &&
+        params.value("/capabilities/workspace/diagnostics/refreshSupport"_json_pointer, false);
+  } catch (const json::exception &) {
+  }
   if (params.is_object() && params.contains("initializationOptions"))
     for (const std::string &problem : configure(params["initializationOptions"]))
       log_.error("initializationOptions: " + problem);
@@ -574,9 +591,10 @@ void Server::did_close(const json &params) {
     states_.erase(it);
   }
   semantic_tokens_.forget(uri);
-  transport_.write(json{{"jsonrpc", "2.0"},
-                        {"method", "textDocument/publishDiagnostics"},
-                        {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
+  if (!pull_client_) // a pull client drops a closed document's report itself
+    transport_.write(json{{"jsonrpc", "2.0"},
+                          {"method", "textDocument/publishDiagnostics"},
+                          {"params", {{"uri", uri}, {"diagnostics", json::array()}}}});
   answer_workspace_waiting();
 }
 
@@ -692,6 +710,8 @@ bool Server::all_checked() const {
 }
 
 void Server::publish(const std::string &uri, const FullCheck &check, int64_t version) {
+  if (pull_client_)
+    return; // it pulls (textDocument/diagnostic): a push too would list each problem twice
   json items = json::array();
   for (const Diagnostic &diagnostic : check.diagnostics)
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
@@ -938,27 +958,51 @@ void Server::code_actions_request(const json &id, const json &params) {
   });
 }
 
-json Server::pull_diagnostics(const json &params) {
-  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+namespace {
+
+// The id of a report: a hash of exactly what it says, so a check that found
+// the same diagnostics (a re-check after a setting changed, an edit in a
+// comment) answers "unchanged".
+std::string result_id(const json &items) {
+  return std::to_string(std::hash<std::string>{}(items.dump()));
+}
+
+} // namespace
+
+json Server::document_report(const std::string &uri, const std::string &previous) {
   const FullCheck &check = current_full(uri);
   json items = json::array();
   for (const Diagnostic &diagnostic : check.diagnostics)
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
-  return json{{"kind", "full"}, {"items", std::move(items)}};
+  const std::string id = result_id(items);
+  if (!previous.empty() && previous == id)
+    return json{{"kind", "unchanged"}, {"resultId", id}};
+  return json{{"kind", "full"}, {"resultId", id}, {"items", std::move(items)}};
+}
+
+json Server::pull_diagnostics(const json &params) {
+  const std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  std::string previous;
+  if (params.contains("previousResultId") && params["previousResultId"].is_string())
+    previous = params["previousResultId"].get<std::string>();
+  return document_report(uri, previous);
 }
 
 // Every open document's report, once all of their checks are done.
-json Server::workspace_diagnostics() {
+json Server::workspace_diagnostics(const json &params) {
+  std::map<std::string, std::string> previous; // uri -> resultId
+  if (params.is_object() && params.contains("previousResultIds") &&
+      params["previousResultIds"].is_array())
+    for (const json &p : params["previousResultIds"])
+      if (p.is_object() && p.value("uri", json()).is_string() &&
+          p.value("value", json()).is_string())
+        previous[p["uri"].get<std::string>()] = p["value"].get<std::string>();
   json reports = json::array();
   for (const std::string &uri : documents_.uris()) {
-    const FullCheck &check = current_full(uri);
-    json items = json::array();
-    for (const Diagnostic &diagnostic : check.diagnostics)
-      items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
-    reports.push_back({{"kind", "full"},
-                       {"uri", uri},
-                       {"version", documents_.find(uri)->version},
-                       {"items", std::move(items)}});
+    json report = document_report(uri, previous.count(uri) ? previous[uri] : std::string());
+    report["uri"] = uri;
+    report["version"] = documents_.find(uri)->version;
+    reports.push_back(std::move(report));
   }
   return json{{"items", std::move(reports)}};
 }

@@ -259,6 +259,57 @@ TEST(Server, PublishesAndPullsDiagnosticsWithUtf8Positions) {
   EXPECT_EQ(s.messages[2]["result"]["items"], published["diagnostics"]);
 }
 
+// A client that pulls (vscode-languageclient, Neovim 0.10+) is never pushed
+// the same diagnostics too; a report with the resultId it has is "unchanged".
+TEST(Server, PullClientsGetNoPushAndUnchangedReports) {
+  const std::string uri = "file:///tmp/pull.argus";
+  const std::string text = "@kernel(grid=(1,), block=(32,))\n"
+                           "def k(A: Tensor((32,), f32)):\n"
+                           "    A[thread_id(0)] = undefined_name\n";
+  const json initialize =
+      request(1, "initialize",
+              {{"capabilities",
+                {{"textDocument", {{"diagnostic", {{"dynamicRegistration", false}}}}},
+                 {"workspace", {{"diagnostics", {{"refreshSupport", true}}}}}}}});
+  const json pull = request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}});
+  const Session first = run({initialize, open_document(uri, text), pull});
+  for (const json &m : first.messages)
+    EXPECT_NE(m.value("method", ""), "textDocument/publishDiagnostics") << m.dump();
+  ASSERT_EQ(first.messages.size(), 2u);
+  const json &report = first.messages[1]["result"];
+  EXPECT_EQ(report["kind"], "full");
+  ASSERT_EQ(report["items"].size(), 1u);
+  const std::string id = report["resultId"];
+  ASSERT_FALSE(id.empty());
+
+  json again = pull;
+  again["params"]["previousResultId"] = id;
+  json stale = pull;
+  stale["id"] = 3;
+  stale["params"]["previousResultId"] = "not-" + id;
+  const json workspace =
+      request(4, "workspace/diagnostic", {{"previousResultIds", {{{"uri", uri}, {"value", id}}}}});
+  const Session second =
+      run({initialize, open_document(uri, text), again, stale, workspace,
+           notification("workspace/didChangeConfiguration", {{"settings", json::object()}})});
+  std::map<int, json> results;
+  bool refreshed = false;
+  for (const json &m : second.messages) {
+    EXPECT_NE(m.value("method", ""), "textDocument/publishDiagnostics") << m.dump();
+    if (m.value("method", "") == "workspace/diagnostic/refresh")
+      refreshed = true;
+    else if (m.contains("id") && m["id"].is_number_integer())
+      results[m["id"].get<int>()] = m["result"];
+  }
+  EXPECT_EQ(results[2], (json{{"kind", "unchanged"}, {"resultId", id}}));
+  EXPECT_EQ(results[3]["kind"], "full");
+  EXPECT_EQ(results[3]["resultId"], id);
+  ASSERT_EQ(results[4]["items"].size(), 1u);
+  EXPECT_EQ(results[4]["items"][0]["kind"], "unchanged");
+  EXPECT_EQ(results[4]["items"][0]["uri"], uri);
+  EXPECT_TRUE(refreshed) << "a settings change must ask a pull client to pull again";
+}
+
 TEST(Server, PullForUnknownDocumentIsInvalidParams) {
   const Session s =
       run({kInitialize,

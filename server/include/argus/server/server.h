@@ -110,7 +110,7 @@ private:
 
   nlohmann::json initialize(const nlohmann::json &params);
   nlohmann::json pull_diagnostics(const nlohmann::json &params);
-  nlohmann::json workspace_diagnostics();
+  nlohmann::json workspace_diagnostics(const nlohmann::json &params);
   void did_open(const nlohmann::json &params);
   void did_change(const nlohmann::json &params);
   void did_close(const nlohmann::json &params);
@@ -135,6 +135,9 @@ private:
   void answer_workspace_waiting();
   void answer_shutdown_when_idle();
   void publish(const std::string &uri, const FullCheck &check, int64_t version);
+  // A document's report for textDocument/diagnostic and workspace/diagnostic:
+  // "unchanged" when `previous` is the resultId of the same diagnostics.
+  nlohmann::json document_report(const std::string &uri, const std::string &previous);
   // Every open document's check is done for its current version.
   bool all_checked() const;
 
@@ -163,6 +166,11 @@ private:
   bool snippet_support_ = false;     // completionItem.snippetSupport offered in initialize
   CommandSettings command_settings_; // target, runner, benchmark time limit
   bool client_progress_ = false;     // capabilities.window.workDoneProgress
+  // The client pulls diagnostics (capabilities.textDocument.diagnostic): then
+  // the server never pushes them too, or the client would list each twice.
+  bool pull_client_ = false;
+  bool refresh_support_ = false; // capabilities.workspace.diagnostics.refreshSupport
+  int64_t refresh_requests_ = 0; // ids of workspace/diagnostic/refresh requests sent
   bool initialized_ = false;
   bool shutdown_ = false;
   // The id of a `shutdown` not answered yet: it is answered once no request
