@@ -1,6 +1,8 @@
 // Definition, references and rename over the name index: a symbol's
 // occurrences are the names sema resolved to that very symbol.
 #include "argus/dsl/navigation.h"
+#include "argus/dsl/codes.h"
+#include "argus/dsl/frontend.h"
 
 #include "names.h"
 
@@ -77,13 +79,28 @@ std::string not_renamable(const NameOccurrence &o) {
   return "this name cannot be renamed";
 }
 
+// What the front end accepts as a name: ASCII at once; a name with other
+// characters (`lané`) is parsed as `name = 0`, so rename agrees with the
+// grammar's Unicode identifiers instead of keeping a second rule.
 bool is_identifier(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
     return false;
-  for (const char c : name)
+  bool ascii = true;
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      continue;
+    }
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
       return false;
-  return true;
+  }
+  if (ascii)
+    return true;
+  const CheckedFile probe = analyze_source("rename", std::string(name) + " = 0\n");
+  for (const Diagnostic &d : probe.diagnostics)
+    if (d.code != codes::kEmptyFile) // the probe has no kernel, and needs none
+      return false;
+  return probe.module.constants.size() == 1 && probe.module.constants[0].name == name;
 }
 
 // Why `name` cannot name a constant, function or variable; empty when it can.
@@ -95,8 +112,7 @@ std::string bad_new_name(std::string_view name) {
       "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   const std::string quoted = "'" + std::string(name) + "'";
   if (!is_identifier(name))
-    return quoted + " is not an identifier: use ASCII letters, digits and _, not starting with a "
-                    "digit";
+    return quoted + " is not an identifier: use letters, digits and _, not starting with a digit";
   for (std::string_view keyword : kKeywords)
     if (name == keyword)
       return quoted + " is a Python keyword";

@@ -1,4 +1,5 @@
 #include "argus/server/server.h"
+#include "params_check.h"
 
 #include "argus/dsl/checker.h"
 #include "argus/dsl/hover.h"
@@ -96,7 +97,7 @@ void Server::read_loop() {
       return;
     }
     if (next.kind == ReadResult::Kind::ParseError) {
-      events_.push(Event{Event::Kind::ParseError, {}, next.error, {}});
+      events_.push(Event{Event::Kind::ParseError, std::move(next.message), next.error, {}});
       continue;
     }
     const bool is_exit = is_exit_notification(next.message);
@@ -154,7 +155,7 @@ void Server::process(Event event) {
     handle(event.message);
     break;
   case Event::Kind::ParseError:
-    reply_error(nullptr, error_code::kParseError, event.error);
+    reply_error(event.message, error_code::kParseError, event.error); // the id, when readable
     break;
   case Event::Kind::Task:
     event.task();
@@ -196,6 +197,17 @@ void Server::handle(const json &message) {
   const json id = message.value("id", json());
   if (!message.contains("method")) {
     if (has_id && (message.contains("result") || message.contains("error"))) {
+      // The answer to workspace/configuration: [the "argus" section].
+      if (id.is_string() && id.get<std::string>().starts_with("argus/configuration/") &&
+          message.contains("result")) {
+        const json &result = message["result"];
+        if (result.is_array() && !result.empty() && result[0].is_object())
+          apply_settings(result[0], "workspace/configuration");
+        else if (!(result.is_array() && !result.empty() && result[0].is_null()))
+          log_.error("workspace/configuration: expected [the argus settings], got " +
+                     result.dump().substr(0, 200));
+        return;
+      }
       log_.debug("ignoring a response from the client");
       return;
     }
@@ -320,6 +332,10 @@ void Server::dispatch_request(const json &request) {
   if (params.is_null())
     params = json::object();
   try {
+    if (const auto why = detail::invalid_params(method, params)) {
+      reply_error(id, error_code::kInvalidParams, *why);
+      return;
+    }
     if (!ready_or_park(method, request))
       return;
     if (method == "initialize") {
@@ -380,7 +396,8 @@ void Server::dispatch_request(const json &request) {
   } catch (const CommandError &error) {
     reply_error(id, error.code, error.message);
   } catch (const json::exception &error) {
-    reply_error(id, error_code::kInvalidParams, std::string("invalid params: ") + error.what());
+    reply_error(id, error_code::kInvalidParams,
+                "invalid params: " + detail::plain_json_error(error.what()));
   } catch (const std::exception &error) {
     log_.error(std::string("internal error in ") + method + ": " + error.what());
     reply_error(id, error_code::kInternalError, error.what());
@@ -396,8 +413,15 @@ void Server::handle_notification(const std::string &method, const json &params) 
     log_.info("dropping notification before initialize: " + method);
     return;
   }
+  if (const auto why = detail::invalid_params(method, params)) {
+    log_.error("invalid params for " + method + ": " + *why);
+    return;
+  }
   try {
-    if (method == "initialized" || method == "$/setTrace") {
+    if (method == "initialized") {
+      if (configuration_support_)
+        request_configuration();
+    } else if (method == "$/setTrace") {
       log_.debug(method + " accepted");
     } else if (method == "textDocument/didOpen") {
       did_open(params);
@@ -408,29 +432,23 @@ void Server::handle_notification(const std::string &method, const json &params) 
     } else if (method == "textDocument/didSave") {
       did_save(params);
     } else if (method == "workspace/didChangeConfiguration") {
-      const json settings = params.value("settings", json::object());
-      for (const std::string &problem : configure(settings.value("argus", settings)))
-        log_.error("didChangeConfiguration: " + problem);
-      // Diagnostics depend on the options: check every open document again
-      // (same versions: waiting requests keep waiting for the new results).
-      for (auto &[uri, state] : states_) {
-        state.full.reset();
-        state.full_version = -1;
-        if (state.cancel)
-          state.cancel->store(true);
-        start_check(uri);
+      // vscode-languageclient sends `settings: null` and expects the server
+      // to pull its section (workspace/configuration) when it can.
+      const json settings = params.value("settings", json());
+      if (settings.is_null() || (settings.is_object() && settings.empty())) {
+        if (configuration_support_)
+          request_configuration();
+        else
+          apply_settings(json::object(), "didChangeConfiguration");
+      } else {
+        apply_settings(settings.is_object() ? settings.value("argus", settings) : settings,
+                       "didChangeConfiguration");
       }
-      // A pull client asks again only when told: the text did not change.
-      if (pull_client_ && refresh_support_)
-        transport_.write(
-            json{{"jsonrpc", "2.0"},
-                 {"id", "argus/diagnostic-refresh/" + std::to_string(++refresh_requests_)},
-                 {"method", "workspace/diagnostic/refresh"}});
     } else {
       log_.debug("ignoring notification " + method);
     }
   } catch (const json::exception &error) {
-    log_.error("invalid params for " + method + ": " + error.what());
+    log_.error("invalid params for " + method + ": " + detail::plain_json_error(error.what()));
   } catch (const std::exception &error) {
     log_.error("internal error in " + method + ": " + error.what());
   }
@@ -463,6 +481,7 @@ json Server::initialize(const json &params) {
                                                    .value("workDoneProgress", false) == true;
   pull_client_ = false;
   refresh_support_ = false;
+  configuration_support_ = false;
   try { // a malformed capability means push, as for a client without pull
     pull_client_ = params.is_object() &&
                    params.contains("/capabilities/textDocument/diagnostic"_json_pointer) &&
@@ -470,6 +489,9 @@ json Server::initialize(const json &params) {
     refresh_support_ =
         params.is_object() &&
         params.value("/capabilities/workspace/diagnostics/refreshSupport"_json_pointer, false);
+    configuration_support_ =
+        params.is_object() &&
+        params.value("/capabilities/workspace/configuration"_json_pointer, false);
   } catch (const json::exception &) {
   }
   if (params.is_object() && params.contains("initializationOptions"))
@@ -733,6 +755,32 @@ std::string fix_title(const std::string &id) {
 }
 
 } // namespace
+
+void Server::request_configuration() {
+  transport_.write(json{{"jsonrpc", "2.0"},
+                        {"id", "argus/configuration/" + std::to_string(++configuration_requests_)},
+                        {"method", "workspace/configuration"},
+                        {"params", {{"items", {{{"section", "argus"}}}}}}});
+}
+
+void Server::apply_settings(const json &settings, const std::string &source) {
+  for (const std::string &problem : configure(settings))
+    log_.error(source + ": " + problem);
+  // Diagnostics depend on the options: check every open document again
+  // (same versions: waiting requests keep waiting for the new results).
+  for (auto &[uri, state] : states_) {
+    state.full.reset();
+    state.full_version = -1;
+    if (state.cancel)
+      state.cancel->store(true);
+    start_check(uri);
+  }
+  // A pull client asks again only when told: the text did not change.
+  if (pull_client_ && refresh_support_)
+    transport_.write(json{{"jsonrpc", "2.0"},
+                          {"id", "argus/diagnostic-refresh/" + std::to_string(++refresh_requests_)},
+                          {"method", "workspace/diagnostic/refresh"}});
+}
 
 std::vector<std::string> Server::configure(const json &settings) {
   std::vector<std::string> problems;

@@ -7,6 +7,60 @@
 #include <string_view>
 
 namespace argus::server {
+
+namespace {
+
+// The length of the valid UTF-8 sequence at s[i], or 0.
+size_t utf8_sequence(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (n == 0 || i + n > s.size() || (n == 2 && c < 0xC2))
+    return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) >> 6) != 2)
+      return 0;
+  if (n == 3) {
+    const unsigned cp = ((c & 0x0F) << 12) | ((b(i + 1) & 0x3F) << 6) | (b(i + 2) & 0x3F);
+    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))
+      return 0;
+  }
+  if (n == 4) {
+    const unsigned cp = ((c & 0x07) << 18) | ((b(i + 1) & 0x3F) << 12);
+    if (cp < 0x10000 || cp > 0x10FFFF)
+      return 0;
+  }
+  return n;
+}
+
+size_t first_invalid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_sequence(s, i);
+    if (n == 0)
+      return i;
+    i += n;
+  }
+  return s.size();
+}
+
+// Every byte that starts no valid sequence becomes U+FFFD.
+std::string replace_invalid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+} // namespace
 namespace {
 
 constexpr size_t kMaxLineBytes = 64 * 1024;
@@ -140,6 +194,21 @@ ReadResult Transport::read() {
     log_.debug("<-- " + body.substr(0, 2000));
     nlohmann::json message = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded()) {
+      // JSON but for its encoding: the id is still worth answering with.
+      const std::string repaired = replace_invalid_utf8(body);
+      if (repaired != body) {
+        const auto salvaged = nlohmann::json::parse(repaired, nullptr, false);
+        if (!salvaged.is_discarded()) {
+          log_.error("message body is not valid UTF-8");
+          nlohmann::json id;
+          if (salvaged.is_object() && salvaged.contains("method") && salvaged.contains("id") &&
+              (salvaged["id"].is_string() || salvaged["id"].is_number_integer()))
+            id = salvaged["id"];
+          return ReadResult{ReadResult::Kind::ParseError, std::move(id),
+                            "message body is not valid UTF-8 (byte " +
+                                std::to_string(first_invalid_utf8(body)) + ")"};
+        }
+      }
       log_.error("message body is not JSON");
       return ReadResult{ReadResult::Kind::ParseError, nullptr, "message body is not valid JSON"};
     }

@@ -139,7 +139,14 @@ TEST(Rename, RefusesBadNamesAndClashes) {
   EXPECT_NE(error_of(acc, "2x").find("not an identifier"), std::string::npos);
   EXPECT_NE(error_of(acc, "a-b").find("not an identifier"), std::string::npos);
   EXPECT_NE(error_of(acc, "").find("not an identifier"), std::string::npos);
-  EXPECT_NE(error_of(acc, "é").find("not an identifier"), std::string::npos);
+  // The front end's names: Unicode letters are names (lané), an arrow is not.
+  EXPECT_NE(error_of(acc, "a\u2192b").find("not an identifier"), std::string::npos);
+  {
+    const RenameResult r = rename_at(file, acc, "lan\u00e9");
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const CheckedFile after = front_end(test::apply(text, r.ranges, "lan\u00e9"));
+    EXPECT_TRUE(after.diagnostics.empty()) << test::codes_of(after);
+  }
   EXPECT_NE(error_of(acc, "for").find("keyword"), std::string::npos);
   EXPECT_NE(error_of(acc, "syncthreads").find("builtin"), std::string::npos);
   EXPECT_NE(error_of(acc, "bf16").find("builtin"), std::string::npos);

@@ -310,6 +310,72 @@ TEST(Server, PullClientsGetNoPushAndUnchangedReports) {
   EXPECT_TRUE(refreshed) << "a settings change must ask a pull client to pull again";
 }
 
+// -32602 names the field and what it got, never a JSON library's internals.
+TEST(Server, InvalidParamsNameTheField) {
+  const std::string uri = "file:///tmp/p.argus";
+  const Session s = run(
+      {kInitialize, open_document(uri, "X = 1\n"),
+       request(2, "textDocument/hover",
+               {{"textDocument", {{"uri", uri}}}, {"position", {{"line", "a"}, {"character", 0}}}}),
+       request(3, "textDocument/hover", {{"textDocument", {{"uri", 7}}}}),
+       request(4, "textDocument/codeAction",
+               {{"textDocument", {{"uri", uri}}}, {"range", {{"start", {{"line", 0}}}}}}),
+       request(5, "textDocument/rename",
+               {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 0}}}})});
+  std::map<int, std::string> errors;
+  for (const json &m : s.messages)
+    if (m.contains("error") && m["id"].is_number_integer())
+      errors[m["id"].get<int>()] = m["error"]["message"];
+  EXPECT_EQ(errors[2], "params.position.line: expected an unsigned integer, got a string (\"a\")");
+  EXPECT_EQ(errors[3], "params.textDocument.uri: expected a string, got an integer (7)");
+  EXPECT_EQ(errors[4], "params.range.start.character: missing");
+  EXPECT_EQ(errors[5], "params.newName: missing");
+  for (const auto &[id, message] : errors)
+    EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+}
+
+// A request that is JSON but for invalid UTF-8 is answered -32700 with its id.
+TEST(Server, InvalidUtf8AnswersWithTheRequestsId) {
+  const std::string body = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"textDocument/hover\","
+                           "\"params\":{\"textDocument\":{\"uri\":\"file:///\xff.argus\"}}}";
+  std::istringstream in(frame(kInitialize) + "Content-Length: " + std::to_string(body.size()) +
+                        "\r\n\r\n" + body);
+  std::ostringstream out, log_stream;
+  Logger log(log_stream, LogLevel::Error);
+  Transport reader(in, out, log);
+  Server server(reader, log);
+  server.run();
+  EXPECT_NE(out.str().find("\"id\":9"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("-32700"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("not valid UTF-8"), std::string::npos) << out.str();
+}
+
+// vscode-languageclient sends didChangeConfiguration with `settings: null`
+// and answers workspace/configuration: the server asks for its section after
+// `initialized` and on such a change, and applies the answer.
+TEST(Server, PullsItsSettingsWithWorkspaceConfiguration) {
+  const json initialize =
+      request(1, "initialize", {{"capabilities", {{"workspace", {{"configuration", true}}}}}});
+  const std::string uri = "file:///tmp/c.argus";
+  const Session s =
+      run({initialize, notification("initialized"),
+           notification("workspace/didChangeConfiguration", {{"settings", nullptr}}),
+           json{{"jsonrpc", "2.0"},
+                {"id", "argus/configuration/2"},
+                {"result", {{{"runner", 42}}}}}, // a bad setting: logged, nothing else
+           open_document(uri, "X = 1\n"),
+           request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}})});
+  int asked = 0;
+  for (const json &m : s.messages)
+    if (m.value("method", "") == "workspace/configuration") {
+      ++asked;
+      EXPECT_EQ(m["params"]["items"][0]["section"], "argus");
+    }
+  EXPECT_EQ(asked, 2); // after initialized, and for settings: null
+  EXPECT_EQ(s.messages.back()["id"], 2);
+  EXPECT_EQ(s.messages.back()["result"]["kind"], "full");
+}
+
 TEST(Server, PullForUnknownDocumentIsInvalidParams) {
   const Session s =
       run({kInitialize,

@@ -135,6 +135,10 @@ private:
   void answer_workspace_waiting();
   void answer_shutdown_when_idle();
   void publish(const std::string &uri, const FullCheck &check, int64_t version);
+  // Asks the client for the "argus" section (workspace/configuration).
+  void request_configuration();
+  // Applies settings from any source and checks every open document again.
+  void apply_settings(const nlohmann::json &settings, const std::string &source);
   // A document's report for textDocument/diagnostic and workspace/diagnostic:
   // "unchanged" when `previous` is the resultId of the same diagnostics.
   nlohmann::json document_report(const std::string &uri, const std::string &previous);
@@ -169,8 +173,10 @@ private:
   // The client pulls diagnostics (capabilities.textDocument.diagnostic): then
   // the server never pushes them too, or the client would list each twice.
   bool pull_client_ = false;
-  bool refresh_support_ = false; // capabilities.workspace.diagnostics.refreshSupport
-  int64_t refresh_requests_ = 0; // ids of workspace/diagnostic/refresh requests sent
+  bool refresh_support_ = false;       // capabilities.workspace.diagnostics.refreshSupport
+  bool configuration_support_ = false; // capabilities.workspace.configuration
+  int64_t configuration_requests_ = 0; // ids of workspace/configuration requests sent
+  int64_t refresh_requests_ = 0;       // ids of workspace/diagnostic/refresh requests sent
   bool initialized_ = false;
   bool shutdown_ = false;
   // The id of a `shutdown` not answered yet: it is answered once no request

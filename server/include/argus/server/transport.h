@@ -25,6 +25,8 @@ struct ReadResult {
     End,        // the stream ended (cleanly or in the middle of a frame)
   };
   Kind kind = Kind::End;
+  // Message: the value. ParseError: the request's id when it could still be
+  // read (a body that is JSON but for invalid UTF-8), else null.
   nlohmann::json message;
   std::string error; // what was wrong, for the log and the -32700 message
 };
