@@ -10,6 +10,9 @@
 #include "refactors.h"
 
 #include <algorithm>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <exception>
 #include <thread>
 #include <utility>
@@ -613,6 +616,7 @@ void Server::did_close(const json &params) {
     states_.erase(it);
   }
   semantic_tokens_.forget(uri);
+  release_memory();
   if (!pull_client_) // a pull client drops a closed document's report itself
     transport_.write(json{{"jsonrpc", "2.0"},
                           {"method", "textDocument/publishDiagnostics"},
@@ -689,8 +693,11 @@ void Server::check_done(const std::string &uri, int64_t version, FullCheck resul
   --in_flight_;
   const Document *document = documents_.find(uri);
   auto it = states_.find(uri);
-  if (document == nullptr || it == states_.end())
+  if (document == nullptr || it == states_.end()) {
+    result = FullCheck{}; // the check of a closed document: its memory goes back now
+    release_memory();
     return;
+  }
   DocumentState &state = it->second;
   state.checking = false;
   const bool cancelled = state.cancel && state.cancel->load();
@@ -755,6 +762,16 @@ std::string fix_title(const std::string &id) {
 }
 
 } // namespace
+
+// A closed document's text, trees and checks were allocated by worker
+// threads in their own malloc arenas; freed, they stay mapped until glibc is
+// asked to give free pages back (a 3.9 MB document opened and closed kept
+// ~970 MB resident without this).
+void Server::release_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
 
 void Server::request_configuration() {
   transport_.write(json{{"jsonrpc", "2.0"},

@@ -135,6 +135,8 @@ private:
   void answer_workspace_waiting();
   void answer_shutdown_when_idle();
   void publish(const std::string &uri, const FullCheck &check, int64_t version);
+  // Gives the free memory of closed documents back to the system.
+  void release_memory();
   // Asks the client for the "argus" section (workspace/configuration).
   void request_configuration();
   // Applies settings from any source and checks every open document again.
