@@ -2,13 +2,16 @@
 // typed again prefix by prefix (the file with that line cut at each token
 // boundary) through the front end, and a prefix "floods" when an error lands
 // more than one line from the edit (rust-analyzer's rule: an edit's errors
-// stay at the edit). Prints, per example, the prefixes, the flooding ones and
-// the error codes that land far most often. The measure of issue 12's item 2;
-// it becomes a test once recovery makes the count zero.
+// stay at the edit). Prints, per example, the prefixes and the flooding ones
+// as the front end reports them and as the language server shows them
+// (confine_to_edit against the example's own analysis, its last good one),
+// and the error codes that land far in the front end's report.
+#include "argus/dsl/edit_confinement.h"
 #include "argus/dsl/frontend.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -47,22 +50,29 @@ std::vector<size_t> cuts(const std::string &line) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  // --show N: print the first N prefixes that still flood as the server shows them.
+  int show = argc == 3 && std::string(argv[1]) == "--show" ? std::atoi(argv[2]) : 0;
   const fs::path examples = fs::path(ARGUS_SOURCE_DIR) / "examples";
   std::vector<fs::path> files;
   for (const auto &entry : fs::directory_iterator(examples))
     if (entry.path().extension() == ".argus")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  std::cout << "| example | prefixes | flooding | share |\n|---|---:|---:|---:|\n";
+  std::cout << "| example | prefixes | flooding (front end) | share | flooding (server) | share "
+               "|\n|---|---:|---:|---:|---:|---:|\n";
   std::map<std::string, int> far_codes;
-  int all = 0, all_flooding = 0;
+  int all = 0, all_flooding = 0, all_shown = 0;
   for (const fs::path &path : files) {
     std::ifstream in(path);
     std::stringstream buffer;
     buffer << in.rdbuf();
     const std::vector<std::string> lines = lines_of(buffer.str());
-    int prefixes = 0, flooding = 0;
+    std::string original;
+    for (const std::string &l : lines)
+      original += l + "\n";
+    const argus::CheckedFile good = argus::analyze_source(path.string(), original);
+    int prefixes = 0, flooding = 0, shown_flooding = 0;
     for (size_t edited = 0; edited < lines.size(); ++edited) {
       const std::string &line = lines[edited];
       if (line.find("\"\"\"") != std::string::npos)
@@ -83,15 +93,34 @@ int main() {
           }
         }
         flooding += far;
+        bool shown_far = false;
+        for (const argus::Diagnostic &d :
+             argus::confine_to_edit(file.diagnostics, text, good.diagnostics, original)) {
+          const int64_t at = static_cast<int64_t>(d.range.begin.line);
+          const int64_t edit = static_cast<int64_t>(edited);
+          const bool far_error =
+              d.severity == argus::Severity::Error && (at < edit - 1 || at > edit + 1);
+          if (far_error && !shown_far && show > 0) {
+            --show;
+            std::cerr << path.filename().string() << ":" << edited + 1 << " `"
+                      << line.substr(0, cut) << "` -> line " << at + 1 << ": " << d.code << " "
+                      << d.message << "\n";
+          }
+          shown_far = shown_far || far_error;
+        }
+        shown_flooding += shown_far;
       }
     }
     all += prefixes;
     all_flooding += flooding;
+    all_shown += shown_flooding;
     std::cout << "| " << path.filename().string() << " | " << prefixes << " | " << flooding << " | "
-              << (prefixes ? 100 * flooding / prefixes : 0) << "% |\n";
+              << (prefixes ? 100 * flooding / prefixes : 0) << "% | " << shown_flooding << " | "
+              << (prefixes ? 100 * shown_flooding / prefixes : 0) << "% |\n";
   }
   std::cout << "| **all** | " << all << " | " << all_flooding << " | "
-            << (all ? 100 * all_flooding / all : 0) << "% |\n\nErrors more than one line from "
+            << (all ? 100 * all_flooding / all : 0) << "% | " << all_shown << " | "
+            << (all ? 100 * all_shown / all : 0) << "% |\n\nErrors more than one line from "
             << "the edit, by code:\n\n| code | count |\n|---|---:|\n";
   for (const auto &[code, count] : far_codes)
     std::cout << "| " << code << " | " << count << " |\n";

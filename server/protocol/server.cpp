@@ -2,6 +2,7 @@
 #include "params_check.h"
 
 #include "argus/dsl/checker.h"
+#include "argus/dsl/edit_confinement.h"
 #include "argus/dsl/hover.h"
 #include "argus/server/editing_features.h"
 #include "argus/server/lsp_diagnostic.h"
@@ -704,6 +705,9 @@ void Server::check_done(const std::string &uri, int64_t version, FullCheck resul
   if (document->version == version && !cancelled && result.file->source->text() == document->text) {
     state.full = std::make_shared<const FullCheck>(std::move(result));
     state.full_version = version;
+    if (std::none_of(state.full->diagnostics.begin(), state.full->diagnostics.end(),
+                     [](const Diagnostic &d) { return d.severity == Severity::Error; }))
+      state.last_good = state.full;
     publish(uri, *state.full, version);
     answer_waiting(state);
     answer_workspace_waiting();
@@ -742,7 +746,7 @@ void Server::publish(const std::string &uri, const FullCheck &check, int64_t ver
   if (pull_client_)
     return; // it pulls (textDocument/diagnostic): a push too would list each problem twice
   json items = json::array();
-  for (const Diagnostic &diagnostic : check.diagnostics)
+  for (const Diagnostic &diagnostic : shown_diagnostics(uri, check))
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
   transport_.write(json{{"jsonrpc", "2.0"},
                         {"method", "textDocument/publishDiagnostics"},
@@ -1034,10 +1038,21 @@ std::string result_id(const json &items) {
 
 } // namespace
 
+std::vector<Diagnostic> Server::shown_diagnostics(const std::string &uri,
+                                                  const FullCheck &check) const {
+  const auto it = states_.find(uri);
+  if (it == states_.end() || !it->second.last_good || !check.file || !check.file->source ||
+      it->second.last_good.get() == &check)
+    return check.diagnostics;
+  const FullCheck &good = *it->second.last_good;
+  return confine_to_edit(check.diagnostics, check.file->source->text(), good.diagnostics,
+                         good.file->source->text());
+}
+
 json Server::document_report(const std::string &uri, const std::string &previous) {
   const FullCheck &check = current_full(uri);
   json items = json::array();
-  for (const Diagnostic &diagnostic : check.diagnostics)
+  for (const Diagnostic &diagnostic : shown_diagnostics(uri, check))
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
   const std::string id = result_id(items);
   if (!previous.empty() && previous == id)

@@ -93,6 +93,9 @@ private:
     int64_t front_version = -1;
     std::shared_ptr<const FullCheck> full; // invariant check of `full_version`
     int64_t full_version = -1;
+    // The last check without errors: while an edit is half typed, the lines
+    // it did not touch show this analysis (confine_to_edit).
+    std::shared_ptr<const FullCheck> last_good;
     bool checking = false;
     std::shared_ptr<std::atomic<bool>> cancel; // of the running check
     std::vector<nlohmann::json> waiting;       // requests waiting for this version's results
@@ -135,6 +138,8 @@ private:
   void answer_workspace_waiting();
   void answer_shutdown_when_idle();
   void publish(const std::string &uri, const FullCheck &check, int64_t version);
+  // The diagnostics the client is shown for `check` of `uri`.
+  std::vector<Diagnostic> shown_diagnostics(const std::string &uri, const FullCheck &check) const;
   // Gives the free memory of closed documents back to the system.
   void release_memory();
   // Asks the client for the "argus" section (workspace/configuration).
