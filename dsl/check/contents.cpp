@@ -194,7 +194,7 @@ private:
   const sema::SemaResult &sema_;
   const sema::FunctionInfo &kernel_;
   const std::map<std::string, int64_t> &sizes_;
-  z3::context ctx_;
+  z3::context &ctx_ = thread_z3_context();
   Z3Terms terms_;
   std::map<std::string, z3::expr> bound_; // generator variables
   std::map<std::string, Elements> elements_;

@@ -99,7 +99,7 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
     choice.instances.push_back({});
     return choice;
   }
-  z3::context ctx;
+  z3::context &ctx = thread_z3_context();
   std::map<const sema::Symbol *, z3::expr> vars;
   for (const sema::Symbol *p : params)
     vars.emplace(p, ctx.int_const(p->name.c_str()));
@@ -228,7 +228,7 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
 bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &kernel,
                            const std::map<std::string, int64_t> &sizes, unsigned timeout_ms) {
   const sema::SemaResult &sema = *file.sema;
-  z3::context ctx;
+  z3::context &ctx = thread_z3_context();
   std::map<const sema::Symbol *, z3::expr> vars;
   for (const sema::Symbol *p : integer_params(kernel)) {
     auto it = sizes.find(p->name);

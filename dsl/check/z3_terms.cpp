@@ -3,6 +3,11 @@
 
 namespace argus::check::detail {
 
+z3::context &thread_z3_context() {
+  thread_local z3::context context;
+  return context;
+}
+
 using ast::BinaryOp;
 using ast::CompareOp;
 using ast::Expr;

@@ -13,6 +13,12 @@
 
 namespace argus::check::detail {
 
+// This thread's Z3 context, for every proof the thread runs: creating one
+// costs ~3 ms (its parameter tables), which for a file of small kernels was
+// most of the check. Terms are reference counted, so proofs leave nothing
+// behind; solvers are made per proof.
+z3::context &thread_z3_context();
+
 // Translates integer and boolean expressions over named integer variables.
 // `lookup` gives the term of a name (a size, a thread id, a loop variable)
 // or nothing, in which case the expression cannot be translated.
