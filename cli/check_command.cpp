@@ -10,6 +10,7 @@
 #include <cctype>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -196,6 +197,8 @@ std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::
   }
   if (!result.help && !result.list_codes && result.files.empty())
     return UsageError{"no input files"};
+  result.frontend.checker.kernel_threads =
+      std::max(1u, std::min(8u, std::thread::hardware_concurrency())); // a file's kernels at once
   return result;
 }
 

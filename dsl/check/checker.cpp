@@ -11,10 +11,12 @@
 #include "symbolic.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <unordered_set>
 
 namespace argus::check {
@@ -521,15 +523,74 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
 
 } // namespace detail
 
+namespace {
+
+// One kernel's check: execute, prove, fix, summarize; never throws.
+KernelReport check_one(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                       const CheckerOptions &file_options, const KernelKey &key,
+                       CheckCache *cache) {
+  const std::string &name = kernel.function->name;
+  CheckerOptions options = file_options;
+  if (options.kernel_time_limit.count() > 0)
+    options.deadline =
+        std::min(options.deadline, std::chrono::steady_clock::now() + options.kernel_time_limit);
+  if (options.cancelled() || options.past_deadline())
+    return detail::not_checked(
+        kernel,
+        options.cancelled()
+            ? "the check was cancelled before kernel '" + name + "': it is not checked"
+            : "the check ran past its time limit before kernel '" + name + "': it is not checked");
+  if (cache)
+    cache->count_proved();
+  KernelReport report;
+  try {
+    std::string sampled_grid;
+    detail::ProofReach reach;
+    report = detail::execute(file, kernel, options, sampled_grid);
+    report.segments = key.segments;
+    if (!report.interrupted && options.symbolic)
+      detail::prove_symbolically(file, kernel, options, report, reach);
+    if (!report.interrupted)
+      detail::prove_grid_races(file, kernel, options, sampled_grid, report, reach);
+    if (!report.interrupted)
+      reach.races_proved = detail::prove_races_for_all_sizes(file, kernel, options, report, reach);
+    if (!report.interrupted)
+      detail::attach_fixes(file, kernel, options, report);
+    if (options.cancelled() || options.past_deadline())
+      report.interrupted = true; // a proof or a fix may have been cut short
+    report.summary = detail::summarize(file, kernel, options, report, reach);
+  } catch (const std::exception &error) {
+    // Z3 reports its own failures by throwing (z3::exception: an operation it
+    // refuses, a resource it ran out of). One kernel's check is lost, not the
+    // file's: the caller (a language-server job) must always get an answer.
+    return detail::not_checked(kernel, "the checker failed on kernel '" + name + "' (" +
+                                           error.what() + "): it is not checked");
+  }
+  if (cache && !report.interrupted)
+    cache->store(key.hash, report);
+  return report;
+}
+
+} // namespace
+
 std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOptions &options,
                                         CheckCache *cache) {
   std::vector<KernelReport> reports;
   if (!file.sema || file.has_errors())
     return reports;
+  // Cache hits first, in order; the rest are checked on up to kernel_threads threads.
+  struct Pending {
+    size_t slot;
+    const sema::FunctionInfo *kernel;
+    KernelKey key;
+  };
+  std::vector<Pending> pending;
   for (const sema::FunctionInfo &kernel : file.sema->functions) {
     if (kernel.role != sema::FunctionRole::Kernel || !kernel.function)
       continue;
-    const KernelKey key = kernel_key(file, kernel, options);
+    if (!options.only_kernel.empty() && kernel.function->name != options.only_kernel)
+      continue;
+    KernelKey key = kernel_key(file, kernel, options);
     if (cache)
       if (auto hit = cache->find(key.hash)) {
         const bool moved = !std::equal(
@@ -542,48 +603,24 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
           continue;
         }
       }
-    const std::string &name = kernel.function->name;
-    if (options.cancelled() || options.past_deadline()) {
-      reports.push_back(detail::not_checked(
-          kernel, options.cancelled()
-                      ? "the check was cancelled before kernel '" + name + "': it is not checked"
-                      : "the check ran past its time limit before kernel '" + name +
-                            "': it is not checked"));
-      continue;
-    }
-    if (cache)
-      cache->count_proved();
-    KernelReport report;
-    try {
-      std::string sampled_grid;
-      detail::ProofReach reach;
-      report = detail::execute(file, kernel, options, sampled_grid);
-      report.segments = key.segments;
-      if (!report.interrupted && options.symbolic)
-        detail::prove_symbolically(file, kernel, options, report, reach);
-      if (!report.interrupted)
-        detail::prove_grid_races(file, kernel, options, sampled_grid, report, reach);
-      if (!report.interrupted)
-        reach.races_proved =
-            detail::prove_races_for_all_sizes(file, kernel, options, report, reach);
-      if (!report.interrupted)
-        detail::attach_fixes(file, kernel, options, report);
-      if (options.cancelled() || options.past_deadline())
-        report.interrupted = true; // a proof or a fix may have been cut short
-      report.summary = detail::summarize(file, kernel, options, report, reach);
-    } catch (const std::exception &error) {
-      // Z3 reports its own failures by throwing (z3::exception: an operation it
-      // refuses, a resource it ran out of). One kernel's check is lost, not the
-      // file's: the caller (a language-server job) must always get an answer.
-      reports.push_back(detail::not_checked(kernel, "the checker failed on kernel '" + name +
-                                                        "' (" + error.what() +
-                                                        "): it is not checked"));
-      continue;
-    }
-    if (cache && !report.interrupted)
-      cache->store(key.hash, report);
-    reports.push_back(std::move(report));
+    reports.emplace_back();
+    pending.push_back({reports.size() - 1, &kernel, std::move(key)});
   }
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next++) < pending.size();)
+      reports[pending[i].slot] =
+          check_one(file, *pending[i].kernel, options, pending[i].key, cache);
+  };
+  const size_t helpers =
+      std::min<size_t>(options.kernel_threads > 1 ? options.kernel_threads - 1 : 0,
+                       pending.size() > 1 ? pending.size() - 1 : 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < helpers; ++t)
+    threads.emplace_back(work);
+  work();
+  for (std::thread &t : threads)
+    t.join();
   return reports;
 }
 

@@ -64,6 +64,8 @@ Counts recheck(const CheckedFile &file, const std::string &kernel,
   CheckerOptions o = options;
   o.symbolic = false;
   o.fixes = false;
+  o.only_kernel = kernel; // the others are not what the fix changed
+  o.kernel_threads = 1;   // already on one of the file's kernel threads
   for (const KernelReport &r : check_kernels(edited, o)) {
     if (r.kernel != kernel)
       continue;

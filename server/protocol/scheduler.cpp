@@ -2,6 +2,7 @@
 #include "argus/dsl/driver.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace argus::server {
 
@@ -9,6 +10,9 @@ Scheduler::Scheduler(FrontendOptions options, size_t threads)
     : options_(std::move(options)), pool_(threads) {
   options_.invariants = false; // the checker runs as its own job (check())
   options_.cache = nullptr;
+  // A file's kernels on every core: a file of many kernels gets its first
+  // results sooner (issue 12: big files).
+  options_.checker.kernel_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
 }
 
 FrontendOptions Scheduler::command_frontend_options(const std::atomic<bool> *cancel) const {
@@ -16,7 +20,7 @@ FrontendOptions Scheduler::command_frontend_options(const std::atomic<bool> *can
   options.invariants = true;
   options.cache = cache_.get();
   options.checker.cancel = cancel;
-  options.checker.deadline = std::chrono::steady_clock::now() + check_time_limit_;
+  options.checker.kernel_time_limit = check_time_limit_;
   return options;
 }
 
@@ -35,7 +39,8 @@ void Scheduler::front_end(DocumentSnapshot snapshot, FrontEndDone done) {
 void Scheduler::check(std::shared_ptr<const CheckedFile> file,
                       std::shared_ptr<const std::atomic<bool>> cancel, CheckDone done) {
   check::CheckerOptions options = options_.checker;
-  options.deadline = std::chrono::steady_clock::now() + check_time_limit_;
+  // The limit is each kernel's, so every kernel of a big file is checked.
+  options.kernel_time_limit = check_time_limit_;
   pool_.post([this, options, file = std::move(file), cancel = std::move(cancel),
               done = std::move(done)]() mutable {
     options.cancel = cancel.get();

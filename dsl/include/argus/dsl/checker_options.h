@@ -47,6 +47,15 @@ struct CheckerOptions {
   // A check still running at this time ends with W0901 "time limit" for what
   // was not checked. The default never comes.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Each kernel's own limit, from when its check starts (0: none): a file of
+  // many kernels gets every kernel checked, not the first ones only.
+  std::chrono::milliseconds kernel_time_limit{0};
+  // Kernels of one file checked at once (each on its own thread, with its own
+  // Z3 context); the reports keep the kernels' order.
+  unsigned kernel_threads = 1;
+  // Check only the kernel of this name (empty: all); a fix's re-check of the
+  // edited file needs its own kernel only.
+  std::string only_kernel;
 
   bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
   bool past_deadline() const {

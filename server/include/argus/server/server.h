@@ -41,8 +41,8 @@ struct ServerOptions {
   FrontendOptions frontend;
   // Threads for the front end and the checker (at least 1).
   size_t check_threads = 2;
-  // Wall-clock limit of one document's check (and of a command's), until the
-  // client's `checker.timeLimitMs` says otherwise.
+  // Wall-clock limit of the check of each kernel of a document (and of a
+  // command's), until the client's `checker.timeLimitMs` says otherwise.
   std::chrono::milliseconds check_time_limit{30000};
   // Runner templates (fnmatch globs) that settings may choose, from
   // `argus lsp --allow-runner=GLOB`; the built-in local runner always may.
