@@ -71,7 +71,7 @@ Exit status:
 Every code is explained in docs/diagnostics.md.
 )";
 
-static_assert(FrontendOptions{}.max_file_bytes == 4u << 20, "update --max-file-size in the help");
+static_assert(kDefaultMaxFileBytes == 4u << 20, "update --max-file-size in the help");
 
 namespace {
 

@@ -18,10 +18,12 @@
 
 namespace argus {
 
+// Larger files are refused (E0003) before parsing; kernels are small and a
+// multi-megabyte .argus file is almost certainly not one.
+inline constexpr size_t kDefaultMaxFileBytes = 4u << 20;
+
 struct ParseOptions {
-  // Larger files are refused (E0003) before parsing; kernels are small and a
-  // multi-megabyte .argus file is almost certainly not one.
-  size_t max_file_bytes = 4u << 20;
+  size_t max_file_bytes = kDefaultMaxFileBytes;
   LowerOptions lower;
   sema::SemaOptions sema;
 };
