@@ -25,15 +25,19 @@ using ast::ExprKind;
 using ast::Stmt;
 using ast::StmtKind;
 
-// A subscript of a global tensor (the grid race proof).
+// A subscript of a global or shared tensor (the race proofs).
 struct Access {
   const Expr *subscript = nullptr;
   const sema::Symbol *tensor = nullptr; // the name subscripted
-  const sema::Symbol *root = nullptr;   // the parameter whose memory it is
+  const sema::Symbol *root = nullptr;   // the parameter (or make_shared local) whose memory it is
   bool write = false;
   bool exact = false;          // every index a closed form, on a path the prover follows
+  bool shared = false;         // shared memory: one per block, so only threads of a block race
   std::vector<z3::expr> index; // per dimension of the tensor (free past those given)
   z3::expr on_path;            // its path's facts ∧ every index inside its extent
+  // How many barriers the thread passed before it (barrier_epoch): two
+  // threads' accesses with different epochs are ordered by a barrier.
+  z3::expr epoch;
 };
 
 struct Query {
@@ -62,7 +66,7 @@ public:
             ctx_, sema_, [this](const Expr &n) { return name(n); },
             [this](const Expr &c) { return call(c); },
             [this](const Expr &e) { return element(e); }),
-        facts_(ctx_), stated_(stated_tensors(file, kernel)) {
+        facts_(ctx_), stated_(stated_tensors(file, kernel)), epoch_(ctx_.int_val(0)) {
     const int warp = kernel.target == sema::Target::Gfx942 ? 64 : 32;
     warp_ = warp;
     const auto sizes = size_params(sema_, kernel);
@@ -112,6 +116,8 @@ public:
   std::vector<Query> collect() {
     std::vector<z3::expr> path;
     walk(kernel_.function->body, path);
+    if (barriers_ > 0 && conditional_return_)
+      barrier_unmodeled(*conditional_return_, "a kernel that may return before a barrier");
     add_content_facts();
     return std::move(queries_);
   }
@@ -126,6 +132,14 @@ public:
   const std::map<const sema::Symbol *, const Expr *> &opaque_uses() const { return opaque_; }
   // A global tensor reached through a name whose tensor the prover does not know.
   const Expr *unknown_alias() const { return unknown_alias_; }
+  // The same for shared memory (a view or alias of a make_shared tensor).
+  const Expr *unknown_shared_alias() const { return unknown_shared_alias_; }
+  // Roots that are make_shared locals (their accesses are `shared`).
+  bool is_shared(const sema::Symbol *root) const { return shared_roots_.count(root) != 0; }
+  // Why the barrier epochs of accesses are not exact (a barrier under a
+  // condition or loop that depends on the thread, in a loop the prover does
+  // not follow, or a kernel that may return before one); empty when they are.
+  const std::string &barriers_unmodeled() const { return barriers_unmodeled_; }
 
   // Sizes, block and thread of a model.
   std::map<std::string, int64_t> sizes_of(const z3::model &m) {
@@ -415,6 +429,8 @@ private:
   // parameter of a view(param, Tensor(...)) assigned once; null when not global.
   const sema::Symbol *root_of(const sema::Symbol *s, bool &known) {
     known = true;
+    if (s && s->type.is_tensor() && s->type.tensor->space == sema::MemorySpace::Shared)
+      return shared_root_of(s, known);
     if (!s || !s->type.is_tensor() || s->type.tensor->space != sema::MemorySpace::Global)
       return nullptr;
     if (s->kind == sema::SymbolKind::Parameter)
@@ -433,19 +449,54 @@ private:
     return nullptr;
   }
 
-  // A subscript of a global tensor, for the grid race proof: the element
-  // (per dimension; dimensions not indexed are free) on its path.
+  // The make_shared local whose memory a shared tensor name is (itself when
+  // it is assigned once from make_shared); `known` false for any other name.
+  const sema::Symbol *shared_root_of(const sema::Symbol *s, bool &known) {
+    auto def = definitions_.find(s);
+    if (s->kind == sema::SymbolKind::Local && def != definitions_.end() && assignments_[s] == 1 &&
+        def->second->kind == ExprKind::Call &&
+        sema_.builtin_of(*def->second) == BuiltinId::MakeShared && def->second->arg_count() >= 1) {
+      shared_roots_.insert(s);
+      return s;
+    }
+    known = false;
+    return nullptr;
+  }
+
+  // The shape a make_shared root was allocated with.
+  std::vector<const Expr *> shared_extents(const sema::Symbol *root) {
+    const Expr &shape = definitions_.at(root)->arg(0);
+    std::vector<const Expr *> out;
+    if (shape.kind == ExprKind::Tuple)
+      for (const auto &d : shape.operands)
+        out.push_back(d.get());
+    else
+      out.push_back(&shape);
+    return out;
+  }
+
+  void note_unknown_alias(const sema::Symbol *tensor, const Expr &e) {
+    const bool shared = tensor && tensor->type.is_tensor() &&
+                        tensor->type.tensor->space == sema::MemorySpace::Shared;
+    const Expr *&first = shared ? unknown_shared_alias_ : unknown_alias_;
+    if (!first)
+      first = &e;
+  }
+
+  // A subscript of a global or shared tensor, for the race proofs: the
+  // element (per dimension; dimensions not indexed are free) on its path.
   void record_access(const Expr &e, const std::vector<z3::expr> &path, bool write) {
     const Expr &base = *e.operands[0];
     const sema::Symbol *tensor = base.kind == ExprKind::Name ? symbol_of(base) : nullptr;
     bool known = true;
     const sema::Symbol *root = tensor ? root_of(tensor, known) : nullptr;
-    if (!known && !unknown_alias_)
-      unknown_alias_ = &e;
+    if (!known)
+      note_unknown_alias(tensor, e);
     if (!root)
       return;
-    Access acc{&e, tensor, root, write, blocked_ == 0, {}, ctx_.bool_val(true)};
-    auto ext = extents(base);
+    Access acc{&e,    tensor, root, write, blocked_ == 0, is_shared(root), {}, ctx_.bool_val(true),
+               epoch_};
+    auto ext = acc.shared ? std::optional(shared_extents(root)) : extents(base);
     if (!ext || e.operands.size() - 1 > ext->size())
       acc.exact = false;
     z3::expr inside = ctx_.bool_val(true);
@@ -475,8 +526,8 @@ private:
     const sema::Symbol *s = symbol_of(name);
     bool known = true;
     const sema::Symbol *root = root_of(s, known);
-    if (!known && !unknown_alias_)
-      unknown_alias_ = &name;
+    if (!known)
+      note_unknown_alias(s, name);
     if (root)
       opaque_.emplace(root, &name);
   }
@@ -526,6 +577,10 @@ private:
       // Tags and coverage are about no memory access; view() makes an alias
       // whose own subscripts are recorded.
       const BuiltinId callee = sema_.builtin_of(e);
+      if (callee == BuiltinId::Syncthreads) {
+        epoch_ = epoch_ + 1;
+        ++barriers_;
+      }
       const bool annotation = callee == BuiltinId::Tag || callee == BuiltinId::AssertCovered ||
                               callee == BuiltinId::ResetTags || callee == BuiltinId::View;
       for (const auto &op : e.operands)
@@ -609,6 +664,73 @@ private:
     flow_ = std::move(merged);
   }
 
+  void barrier_unmodeled(const Stmt &s, const std::string &why) {
+    if (barriers_unmodeled_.empty())
+      barriers_unmodeled_ = why + " (line " + std::to_string(s.range.begin.line + 1) + ")";
+  }
+
+  // After an if: the barriers the branches passed. The same count keeps it;
+  // different counts under a condition every thread of a block agrees on
+  // (no thread id in it) give ite(condition, then, else); otherwise threads
+  // may pass different barriers and the epochs say nothing.
+  void merge_epochs(const Stmt &s, const z3::expr &then, const std::optional<z3::expr> &c) {
+    if (z3::eq(then, epoch_))
+      return;
+    if (!c)
+      barrier_unmodeled(s, "a barrier under a condition the prover does not translate");
+    else if (mentions(*c, tid_))
+      barrier_unmodeled(s, "a barrier under a condition that depends on the thread");
+    else
+      epoch_ = z3::ite(*c, then, epoch_);
+  }
+
+  // A loop body's epochs are first counted from a fresh constant `base`
+  // (one iteration adds the same count to it: per_iteration), then rewritten
+  // to the epoch at the loop's entry plus the iterations before.
+  struct LoopEpochs {
+    z3::expr before;
+    z3::expr base;
+    size_t first_access;
+  };
+  LoopEpochs enter_loop() {
+    LoopEpochs e{epoch_,
+                 ctx_.int_const(("epoch@" + std::to_string(epochs_named_++) + suffix_).c_str()),
+                 accesses_.size()};
+    epoch_ = e.base;
+    return e;
+  }
+  void leave_loop(const Stmt &s, const LoopEpochs &e, const std::optional<z3::expr> &iteration,
+                  const std::optional<z3::expr> &trips, const std::vector<z3::expr> &bounds,
+                  const std::optional<z3::expr> &var) {
+    z3::expr_vector from(ctx_), zero(ctx_);
+    from.push_back(e.base);
+    zero.push_back(ctx_.int_val(0));
+    const z3::expr per_iteration = epoch_.substitute(from, zero).simplify();
+    int64_t count = -1;
+    const bool none = per_iteration.is_numeral_i64(count) && count == 0;
+    z3::expr_vector to(ctx_);
+    if (none) {
+      to.push_back(e.before);
+      epoch_ = e.before;
+    } else if (!iteration || !trips) {
+      barrier_unmodeled(s, "a barrier in a loop the prover does not follow");
+      to.push_back(e.before);
+      epoch_ = e.before;
+    } else {
+      for (const z3::expr &b : bounds)
+        if (mentions(b, tid_))
+          barrier_unmodeled(s, "a barrier in a loop whose bounds depend on the thread");
+      if (mentions(per_iteration, tid_))
+        barrier_unmodeled(s, "a loop whose threads pass different numbers of barriers");
+      if (var && mentions(per_iteration, {*var}))
+        barrier_unmodeled(s, "a loop whose iterations pass different numbers of barriers");
+      to.push_back(e.before + *iteration * per_iteration);
+      epoch_ = e.before + *trips * per_iteration;
+    }
+    for (size_t i = e.first_access; i < accesses_.size(); ++i)
+      accesses_[i].epoch = accesses_[i].epoch.substitute(from, to);
+  }
+
   void walk(const std::vector<ast::StmtPtr> &body, std::vector<z3::expr> &path) {
     for (const auto &sp : body) {
       const Stmt &s = *sp;
@@ -634,14 +756,18 @@ private:
         if (c)
           path.push_back(*c);
         const auto before = flow_;
+        const z3::expr epoch_before = epoch_;
         walk(s.body, path);
         const auto then = std::move(flow_);
+        const z3::expr epoch_then = epoch_;
         flow_ = before;
+        epoch_ = epoch_before;
         if (c) {
           path.back() = !*c;
         }
         walk(s.orelse, path);
         merge_flow(then, c);
+        merge_epochs(s, epoch_then, c);
         if (c)
           path.pop_back();
         else
@@ -670,6 +796,7 @@ private:
         const bool reads = ok && content_reads_ != reads_before;
         if (reads)
           path_reads_.push_back(&s);
+        std::optional<z3::expr> iteration; // 0, 1, ... for the barrier epochs
         if (ok) {
           // Named by walk order, not by line: a kernel that moved must give Z3
           // the same names (they can steer its search) for the cache to be exact.
@@ -680,11 +807,24 @@ private:
           path.push_back(v >= *start && v < *stop &&
                          floor_mod(v - *start, ctx_.int_val(static_cast<int64_t>(*step_value))) ==
                              0);
+          iteration = floor_div(v - *start, ctx_.int_val(*step_value));
         } else {
           ++blocked_;
         }
         forget_assigned(s.body);
+        const LoopEpochs epochs = enter_loop();
         walk(s.body, path);
+        std::optional<z3::expr> trips;
+        if (ok)
+          trips = z3::ite(
+              *stop > *start,
+              floor_div(*stop - *start + ctx_.int_val(*step_value - 1), ctx_.int_val(*step_value)),
+              ctx_.int_val(0));
+        std::vector<z3::expr> uniform_bounds;
+        if (ok)
+          uniform_bounds = {*start, *stop};
+        leave_loop(s, epochs, iteration, trips, uniform_bounds,
+                   ok ? loops_.at(var) : std::optional<z3::expr>());
         forget_assigned(s.body);
         if (ok)
           path.pop_back();
@@ -694,14 +834,22 @@ private:
           path_reads_.pop_back();
         break;
       }
-      case StmtKind::While:
+      case StmtKind::While: {
         ++blocked_;
         forget_assigned(s.body);
+        const LoopEpochs epochs = enter_loop();
         if (s.value)
           scan(*s.value, path);
         walk(s.body, path);
+        leave_loop(s, epochs, std::nullopt, std::nullopt, {}, std::nullopt);
         forget_assigned(s.body);
         --blocked_;
+        break;
+      }
+      case StmtKind::Return:
+        // Threads that leave early do not reach the barriers after it.
+        if (!path.empty() || blocked_ > 0)
+          conditional_return_ = &s;
         break;
       default:
         break;
@@ -737,6 +885,15 @@ private:
   std::vector<Access> accesses_;
   std::map<const sema::Symbol *, const Expr *> opaque_;
   const Expr *unknown_alias_ = nullptr;
+  const Expr *unknown_shared_alias_ = nullptr;
+  std::set<const sema::Symbol *> shared_roots_;
+  // Barriers passed so far on the walk's path, as a term of the loop
+  // variables and sizes (see Access::epoch).
+  z3::expr epoch_;
+  int64_t barriers_ = 0;
+  int epochs_named_ = 0;
+  const Stmt *conditional_return_ = nullptr;
+  std::string barriers_unmodeled_;
   int blocked_ = 0;
   int loops_named_ = 0;
 };

@@ -155,7 +155,7 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
                          (report.instances.size() == 1 ? "" : "s") +
                          " the interpreter ran, every thread of every block it ran";
   const std::string not_symbolic = "; not proved for all sizes (the Z3 proofs cover global "
-                                   "indices and inter-block races only)";
+                                   "indices and races only)";
   std::string not_checked;
   if (report.interrupted)
     not_checked = "the check was cut short (cancelled or past its time limit)";
@@ -212,10 +212,14 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
     races += "every block of each instance ran";
   if (reach.races_proved)
     add("races", true, Verdict::AllSizes,
-        "no two threads (of one block or of two blocks) touch one global element where one "
-        "writes it, proved by Z3 for all sizes; the kernel has no barrier and no shared memory");
+        std::string("no two threads of one block touch one element (global or shared) where one "
+                    "writes it") +
+            (calls.has(BuiltinId::Syncthreads) ? " between the same two barriers" : "") +
+            ", and no two blocks one global element, proved by Z3 for all sizes");
   else
-    add("races", true, Verdict::Instances, races + not_symbolic);
+    add("races", true, Verdict::Instances,
+        races + "; not proved for all sizes: " +
+            (reach.races_why.empty() ? "the proof did not cover the kernel" : reach.races_why));
   add("tags", calls.has(BuiltinId::AssertTag) || calls.has(BuiltinId::AssertTagEq),
       Verdict::Instances, at + not_symbolic);
   add("stores", calls.has(BuiltinId::Tag), Verdict::Instances,

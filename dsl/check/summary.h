@@ -15,7 +15,8 @@ struct ProofReach {
   std::set<std::string> opaque_tensors; // global tensors used other than by subscripts
   bool grid_sampled = false;            // the interpreter ran part of some grid
   bool grid_proved = false;             // and Z3 proved races between all of its blocks
-  bool races_proved = false; // every global race ruled out for all sizes (threads and blocks)
+  bool races_proved = false;            // every race ruled out for all sizes (threads and blocks)
+  std::string races_why;                // when not: why the proof did not cover the kernel
 };
 
 // What a kernel and the @device functions it reaches call.

@@ -41,13 +41,18 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
   for (const Query &q : queries)
     ++open_queries[q.subscript];
   const auto count_reach = [&] {
-    reach.global_accesses = static_cast<int64_t>(prover.accesses().size());
     reach.global_proved = 0;
-    for (const Access &a : prover.accesses())
+    reach.global_accesses = 0;
+    for (const Access &a : prover.accesses()) {
+      if (a.shared)
+        continue; // bounds of shared memory are the interpreter's
+      ++reach.global_accesses;
       if (a.exact && open_queries[a.subscript] == 0)
         ++reach.global_proved;
+    }
     for (const auto &[root, use] : prover.opaque_uses())
-      reach.opaque_tensors.insert(root->name);
+      if (!prover.is_shared(root))
+        reach.opaque_tensors.insert(root->name);
     if (prover.unknown_alias())
       reach.opaque_tensors.insert("a tensor through an alias");
   };

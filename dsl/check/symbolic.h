@@ -34,15 +34,17 @@ void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
                       const CheckerOptions &options, const std::string &sampled_grid,
                       KernelReport &report, ProofReach &reach);
 
-// Races for all sizes, for a kernel with no barrier, no shared memory, no
-// intrinsic and no @device call: every pair of global accesses (one a write)
-// proved apart for two distinct threads of one block and for two distinct
-// blocks (the latter already by prove_grid_races when the grid was sampled).
-// True when every pair is proved; what it cannot prove is no W0901 (the
+// Races for all sizes, for a kernel with no intrinsic, no async copy and no
+// @device call: every pair of accesses (one a write) proved apart for two
+// distinct threads of one block in one barrier interval (global and shared
+// memory; the barriers must be passed alike by every thread of a block) and,
+// for global memory, for two distinct blocks (already by prove_grid_races
+// when the grid was sampled). True when every pair is proved, otherwise
+// reach.races_why says why not; what it cannot prove is no W0901 (the
 // instances were checked), a race it finds that replays is an error.
 bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                const CheckerOptions &options, KernelReport &report,
-                               const ProofReach &reach);
+                               ProofReach &reach);
 
 // The verdict of every provable index at fixed sizes: (line, column) of the
 // subscript → whether some thread, block and iteration is out of bounds.

@@ -1,6 +1,8 @@
 // Argus expressions → Z3 integer and boolean terms.
 #include "z3_terms.h"
 
+#include <unordered_set>
+
 namespace argus::check::detail {
 
 z3::context &thread_z3_context() {
@@ -12,6 +14,27 @@ using ast::BinaryOp;
 using ast::CompareOp;
 using ast::Expr;
 using ast::ExprKind;
+
+bool mentions(const z3::expr &e, const std::vector<z3::expr> &consts) {
+  // Terms are DAGs with much sharing: each node once.
+  std::vector<z3::expr> todo{e};
+  std::unordered_set<unsigned> seen;
+  while (!todo.empty()) {
+    const z3::expr x = todo.back();
+    todo.pop_back();
+    if (!x.is_app() || !seen.insert(x.id()).second)
+      continue;
+    if (x.is_const()) {
+      for (const z3::expr &c : consts)
+        if (z3::eq(x, c))
+          return true;
+      continue;
+    }
+    for (unsigned i = 0; i < x.num_args(); ++i)
+      todo.push_back(x.arg(i));
+  }
+  return false;
+}
 
 z3::expr floor_div(const z3::expr &a, const z3::expr &b) {
   // Z3's div is Euclidean (the remainder is never negative); for b > 0 that is floor.

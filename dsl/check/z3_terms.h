@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace argus::check::detail {
 
@@ -47,5 +48,8 @@ private:
 // Floor division and modulo (Python semantics) for a divisor that may be negative.
 z3::expr floor_div(const z3::expr &a, const z3::expr &b);
 z3::expr floor_mod(const z3::expr &a, const z3::expr &b);
+
+// Whether `e` contains one of the constants `consts` (a thread id, a loop variable).
+bool mentions(const z3::expr &e, const std::vector<z3::expr> &consts);
 
 } // namespace argus::check::detail
