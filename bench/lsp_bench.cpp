@@ -1,7 +1,7 @@
 // argus-bench-lsp: what an editor waits for from the real `argus lsp`.
 //
 //   argus-bench-lsp [--edits=N] [--documents=N] [--argus=PATH] [--dump=DIR]
-//                   [--only=KIND] [FILE.argus ...]
+//                   [--only=KIND] [--big-file=KERNELS] [FILE.argus ...]
 //
 // For each file (default: examples/*.argus) a fresh `argus lsp` subprocess
 // opens it and gets N edits (default 1000), one didChange each, of a fixed
@@ -13,7 +13,9 @@
 // with 0, 1 and --documents open documents (distinct copies of the files).
 // --edits=0 only checks that the benchmark starts (CI builds it, never runs it).
 // --only=KIND replays one kind of edit instead of the mix (its name with
-// dashes: line-at-the-top, comment-typing, ...).
+// dashes: line-at-the-top, comment-typing, ...). --big-file=KERNELS times a
+// file of that many small kernels instead: didOpen to its first diagnostics
+// and to the whole check, and a change in its middle kernel.
 #include "lsp_edits.h"
 #include "lsp_process.h"
 
@@ -279,10 +281,64 @@ std::optional<EditKind> kind_named(const std::string &name) {
   return std::nullopt;
 }
 
+// A file of `kernels` small kernels (each about 2 KiB with its docstring),
+// each its own name: the "big file" of issue 12.
+std::string big_file(int kernels) {
+  std::string text;
+  const std::string padding(28, 'x');
+  for (int k = 0; k < kernels; ++k) {
+    text += "@kernel(grid=(cdiv(N, 64),), block=64)\n"
+            "def scale" +
+            std::to_string(k) +
+            "(X: Tensor((N,), f32), Y: Tensor((N,), f32), N: i32):\n"
+            "    \"\"\"Scales X into Y, one element per thread.\n";
+    for (int line = 0; line < 50; ++line)
+      text += "    " + padding + "\n";
+    text += "    \"\"\"\n"
+            "    i = block_id() * 64 + thread_id()\n"
+            "    if i < N:\n"
+            "        Y[i] = X[i] * 2.0\n\n";
+  }
+  return text;
+}
+
+// didOpen of a big file -> its first publishDiagnostics, and -> the whole
+// check (the answer to a pull sent with the open, which waits for it); then
+// a change in the middle kernel -> its publishDiagnostics.
+int big_file_bench(const std::string &argus, int kernels) {
+  const std::string text = big_file(kernels);
+  LspProcess server(argus, {"lsp", "--log-level=error"});
+  start(server);
+  const std::string uri = "file:///tmp/argus-bench-big-file.argus";
+  const Clock::time_point opened =
+      server.send({{"jsonrpc", "2.0"},
+                   {"method", "textDocument/didOpen"},
+                   {"params",
+                    {{"textDocument",
+                      {{"uri", uri}, {"languageId", "argus"}, {"version", 1}, {"text", text}}}}}});
+  const int pull = server.request("textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}});
+  const double first = ms(wait_publish(server, uri, 1).at - opened);
+  const double all = ms(server.wait_for_response(pull).at - opened);
+  const size_t middle = text.find("2.0", text.size() / 2);
+  const argus::bench::Change change{middle, middle + 3, "3.0"};
+  const Clock::time_point sent =
+      server.send({{"jsonrpc", "2.0"},
+                   {"method", "textDocument/didChange"},
+                   {"params",
+                    {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                     {"contentChanges", json::array({change_of(text, change)})}}}});
+  const double edit = ms(wait_publish(server, uri, 2).at - sent);
+  server.stop();
+  std::cout << "| " << kernels << " kernels (" << fixed(static_cast<double>(text.size()) / 1024.0)
+            << " KiB) | " << fixed(first, 1) << " | " << fixed(all, 1) << " | " << fixed(edit, 1)
+            << " |\n";
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  int edits = 1000, documents = 12;
+  int edits = 1000, documents = 12, big_kernels = 0;
   std::optional<EditKind> only;
   std::string argus = ARGUS_BINARY, dump_dir;
   std::vector<fs::path> files;
@@ -296,11 +352,13 @@ int main(int argc, char **argv) {
       dump_dir = arg.substr(7); // the edited texts, to inspect the edits
     else if (arg.starts_with("--argus="))
       argus = arg.substr(8);
+    else if (arg.starts_with("--big-file="))
+      big_kernels = std::stoi(arg.substr(11));
     else if (arg.starts_with("--only=") && (only = kind_named(arg.substr(7))))
       continue;
     else if (arg.starts_with("--")) {
       std::cerr << "usage: argus-bench-lsp [--edits=N] [--documents=N] [--argus=PATH] [--dump=DIR] "
-                   "[--only=KIND] [FILE...]\n";
+                   "[--only=KIND] [--big-file=KERNELS] [FILE...]\n";
       return 2;
     } else
       files.emplace_back(arg);
@@ -319,6 +377,12 @@ int main(int argc, char **argv) {
             << " (" << std::thread::hardware_concurrency() << " hardware threads), " << edits
             << " edits per file, server " << argus << "\n\n";
   try {
+    if (big_kernels > 0) {
+      std::cout
+          << "| file | didOpen -> first publish ms | -> all kernels ms | change in the middle "
+             "kernel -> publish ms |\n|---|---:|---:|---:|\n";
+      return big_file_bench(argus, big_kernels);
+    }
     std::vector<ExampleResult> results;
     for (const fs::path &file : files) {
       std::cerr << "replaying " << file.filename().string() << "...\n";

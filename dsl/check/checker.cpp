@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -574,7 +575,8 @@ KernelReport check_one(const CheckedFile &file, const sema::FunctionInfo &kernel
 } // namespace
 
 std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOptions &options,
-                                        CheckCache *cache) {
+                                        CheckCache *cache, const KernelDone &on_kernel,
+                                        std::optional<uint32_t> priority_line) {
   std::vector<KernelReport> reports;
   if (!file.sema || file.has_errors())
     return reports;
@@ -606,11 +608,28 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
     reports.emplace_back();
     pending.push_back({reports.size() - 1, &kernel, std::move(key)});
   }
+  std::mutex told;
+  if (on_kernel)
+    for (size_t i = 0; i < reports.size(); ++i)
+      if (reports[i].from_cache)
+        on_kernel(i, reports[i]);
+  if (priority_line) {
+    // The kernel being edited first; the rest keep the file's order.
+    const auto edited = [&](const Pending &p) {
+      const Range &r = p.kernel->function->range;
+      return r.begin.line <= *priority_line && *priority_line <= r.end.line;
+    };
+    std::stable_partition(pending.begin(), pending.end(), edited);
+  }
   std::atomic<size_t> next{0};
   const auto work = [&] {
-    for (size_t i; (i = next++) < pending.size();)
-      reports[pending[i].slot] =
-          check_one(file, *pending[i].kernel, options, pending[i].key, cache);
+    for (size_t i; (i = next++) < pending.size();) {
+      KernelReport report = check_one(file, *pending[i].kernel, options, pending[i].key, cache);
+      const std::lock_guard<std::mutex> lock(told);
+      reports[pending[i].slot] = std::move(report);
+      if (on_kernel)
+        on_kernel(pending[i].slot, reports[pending[i].slot]);
+    }
   };
   const size_t helpers =
       std::min<size_t>(options.kernel_threads > 1 ? options.kernel_threads - 1 : 0,

@@ -550,6 +550,7 @@ void Server::did_change(const json &params) {
   std::string text = document->text;
   std::vector<TSInputEdit> tree_edits;
   bool full_text = false;
+  std::optional<uint32_t> edited_line;
   for (const json &change : changes) {
     const std::string &replacement = change.at("text").get_ref<const std::string &>();
     if (change.contains("range")) {
@@ -559,10 +560,12 @@ void Server::did_change(const json &params) {
       const size_t end = std::max(start, offset_of(text, lsp.end, encoding_));
       tree_edits.push_back(input_edit(text, start, end, replacement));
       text.replace(start, end - start, replacement);
+      edited_line = static_cast<uint32_t>(lsp.start.line);
     } else {
       text = replacement;
       full_text = true;
       tree_edits.clear();
+      edited_line.reset();
     }
   }
   const int64_t version = item.value("version", document->version + 1);
@@ -580,6 +583,7 @@ void Server::did_change(const json &params) {
   }
   document->text = std::move(text);
   document->version = version;
+  state.edited_line = edited_line;
   version_changed(uri);
 }
 
@@ -669,6 +673,16 @@ void Server::front_end_done(const std::string &uri, int64_t version,
   state.front_version = version;
   if (state.front->tree)
     state.edited_tree = std::make_shared<SyntaxTree>(state.front->tree->copy());
+  if (!state.published && !state.front->has_errors()) {
+    // A document's first report need not wait for the checker: the front
+    // end's findings now, the kernels' as they come (check_progress). Later
+    // versions keep what is shown until their check has something new.
+    FullCheck front;
+    front.file = state.front;
+    front.diagnostics = state.front->diagnostics;
+    front.partial = true;
+    publish(uri, front, version);
+  }
   answer_waiting(state);
   start_check(uri);
 }
@@ -683,11 +697,32 @@ void Server::start_check(const std::string &uri) {
   state.cancel = std::make_shared<std::atomic<bool>>(false);
   ++in_flight_;
   const int64_t version = document->version;
-  scheduler_.check(state.front, state.cancel, [this, uri, version](FullCheck result) {
-    post_task([this, uri, version, result = std::move(result)]() mutable {
-      check_done(uri, version, std::move(result));
-    });
-  });
+  scheduler_.check(
+      state.front, state.cancel,
+      [this, uri, version](FullCheck result) {
+        post_task([this, uri, version, result = std::move(result)]() mutable {
+          check_done(uri, version, std::move(result));
+        });
+      },
+      [this, uri, version](FullCheck partial) {
+        post_task([this, uri, version, partial = std::move(partial)]() mutable {
+          check_progress(uri, version, std::move(partial));
+        });
+      },
+      state.edited_line);
+}
+
+// A big file's first results: pushed while the check goes on. Requests wait
+// for the whole check (their answers must not change under them), and a pull
+// client asks when it is told the whole report is there.
+void Server::check_progress(const std::string &uri, int64_t version, FullCheck partial) {
+  const Document *document = documents_.find(uri);
+  auto it = states_.find(uri);
+  if (pull_client_ || document == nullptr || it == states_.end() || !it->second.checking ||
+      document->version != version || (it->second.cancel && it->second.cancel->load()) ||
+      partial.file->source->text() != document->text)
+    return;
+  publish(uri, partial, version);
 }
 
 void Server::check_done(const std::string &uri, int64_t version, FullCheck result) {
@@ -745,6 +780,8 @@ bool Server::all_checked() const {
 void Server::publish(const std::string &uri, const FullCheck &check, int64_t version) {
   if (pull_client_)
     return; // it pulls (textDocument/diagnostic): a push too would list each problem twice
+  if (auto it = states_.find(uri); it != states_.end())
+    it->second.published = true;
   json items = json::array();
   for (const Diagnostic &diagnostic : shown_diagnostics(uri, check))
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));

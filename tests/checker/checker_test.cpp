@@ -145,6 +145,38 @@ TEST(CacheTest, AnUnchangedKernelIsNotReCheckedAndAnEditedOneIs) {
   EXPECT_EQ(second[0].instances, first[0].instances);
 }
 
+// Each report is told as it is there: cache hits first, then the kernel being
+// edited (the one holding priority_line), then the rest in the file's order.
+TEST(CheckKernelsTest, TellsEachReportCacheHitsFirstThenTheEditedKernel) {
+  check::CheckCache cache;
+  check::CheckerOptions options; // one thread: the order of the calls is the checking order
+  std::string text = std::string(kTwoKernels) +
+                     "\n@kernel(grid=1, block=32)\n"
+                     "def third(X: Tensor((32,), f32)):\n"
+                     "    X[thread_id()] = 4.0\n";
+  const CheckedFile a = front_end("three.argus", text);
+  std::vector<size_t> told;
+  auto reports = check::check_kernels(
+      a, options, &cache, [&](size_t i, const check::KernelReport &) { told.push_back(i); }, 10);
+  ASSERT_EQ(reports.size(), 3u);
+  EXPECT_EQ(told, (std::vector<size_t>{2, 0, 1})) << "line 10 is in 'third'";
+  // Edit 'first' and 'third'; 'second' comes from the cache and is told first.
+  text.replace(text.find("1.0"), 3, "5.0");
+  text.replace(text.find("4.0"), 3, "6.0");
+  const CheckedFile b = front_end("three.argus", text);
+  told.clear();
+  reports = check::check_kernels(
+      b, options, &cache, [&](size_t i, const check::KernelReport &) { told.push_back(i); }, 10);
+  EXPECT_EQ(told, (std::vector<size_t>{1, 2, 0}));
+  EXPECT_TRUE(reports[1].from_cache);
+  // Without a priority line, the file's order.
+  told.clear();
+  check::CheckCache empty;
+  check::check_kernels(b, options, &empty,
+                       [&](size_t i, const check::KernelReport &) { told.push_back(i); });
+  EXPECT_EQ(told, (std::vector<size_t>{0, 1, 2}));
+}
+
 // A kernel that moved (a line added above it, its text unchanged) is served
 // from the cache and reports at its new place (moved_cache_test.cpp has more).
 TEST(CacheTest, AMovedKernelReportsAtItsNewPlace) {

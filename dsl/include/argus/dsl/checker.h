@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -106,9 +107,18 @@ private:
   std::deque<uint64_t> order_; // keys, oldest first
 };
 
-// Checks every kernel of a file the front end accepted without errors.
+// Told of each kernel's report as soon as it is there (cache hits first, then
+// each kernel as its check ends): `index` is the report's place in the result.
+// Called from the checking threads, one call at a time.
+using KernelDone = std::function<void(size_t index, const KernelReport &report)>;
+
+// Checks every kernel of a file the front end accepted without errors. The
+// reports keep the kernels' order; with `priority_line` (0-based), the kernel
+// whose definition holds that line is checked first (the one being edited).
 std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOptions &options,
-                                        CheckCache *cache = nullptr);
+                                        CheckCache *cache = nullptr,
+                                        const KernelDone &on_kernel = {},
+                                        std::optional<uint32_t> priority_line = std::nullopt);
 
 // The violations of `reports` as diagnostics (codes E09xx / W09xx).
 std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports);

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct FullCheck {
   std::vector<Diagnostic> diagnostics; // the front end's and the checker's, sorted
   bool interrupted = false;            // cut by a deadline (W0901 says so) or a cancel
   std::vector<check::VerificationSummary> verification; // per kernel (hover on its name)
+  bool partial = false; // a progress report: some kernels are not checked yet
 };
 
 class Scheduler {
@@ -54,9 +56,17 @@ public:
   // Runs the invariant checker on a front-end result. Kernels whose text
   // (and the @device functions and constants they see) did not change come
   // from the per-kernel cache. `cancel` stops it early; the time limit gives
-  // W0901 for what was not checked.
+  // W0901 for what was not checked. The kernel holding `priority_line` (the
+  // last edit) is checked first. While a check runs longer than
+  // kFirstProgress, `progress` gets what is known so far (the front end's
+  // diagnostics and the kernels done, `partial` set) at most every
+  // kProgressInterval: a big file's first results do not wait for its last
+  // kernel.
   void check(std::shared_ptr<const CheckedFile> file,
-             std::shared_ptr<const std::atomic<bool>> cancel, CheckDone done);
+             std::shared_ptr<const std::atomic<bool>> cancel, CheckDone done,
+             CheckDone progress = {}, std::optional<uint32_t> priority_line = std::nullopt);
+  static constexpr std::chrono::milliseconds kFirstProgress{100};
+  static constexpr std::chrono::milliseconds kProgressInterval{250};
 
   // The checker's options for later checks (the client's configuration).
   const check::CheckerOptions &checker_options() const { return options_.checker; }

@@ -97,6 +97,10 @@ private:
     // it did not touch show this analysis (confine_to_edit).
     std::shared_ptr<const FullCheck> last_good;
     bool checking = false;
+    // The line (0-based, in the current text) of the last ranged edit: its
+    // kernel is checked first. None after open or a whole-text change.
+    std::optional<uint32_t> edited_line;
+    bool published = false; // some diagnostics of this document were pushed
     std::shared_ptr<std::atomic<bool>> cancel; // of the running check
     std::vector<nlohmann::json> waiting;       // requests waiting for this version's results
   };
@@ -117,6 +121,8 @@ private:
   void did_open(const nlohmann::json &params);
   void did_change(const nlohmann::json &params);
   void did_close(const nlohmann::json &params);
+  // A running check's results so far (Scheduler::check's progress).
+  void check_progress(const std::string &uri, int64_t version, FullCheck partial);
   void did_save(const nlohmann::json &params);
   nlohmann::json code_actions(const nlohmann::json &params); // the quick fixes
   void code_actions_request(const nlohmann::json &id, const nlohmann::json &params);
