@@ -4,6 +4,7 @@
 #include "argus/cli/compile_command.h"
 
 #include "argus/cli/options.h"
+#include "argus/codegen/benchmark.h"
 #include "argus/codegen/runner_command.h"
 
 #include <nlohmann/json.hpp>
@@ -308,91 +309,41 @@ int run_bench(std::span<const std::string> args, Environment &env) {
 
   // The template is the user's own command line (as with clangd's
   // --query-driver, only settings need an allowlist: the server's).
-  std::string template_error;
-  const auto argv = codegen::runner_argv(options.runner_template, codegen::find_runner(), artifact,
-                                         options.target, options.runner_args, template_error);
-  if (!argv)
-    return report_failure(env, options, "runner", template_error);
-  const std::string command = codegen::command_line(*argv);
-  codegen::SpawnOptions spawn_options;
-  spawn_options.timeout =
-      std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
-  const codegen::SpawnResult r = codegen::spawn(*argv, spawn_options);
+  codegen::BenchmarkRequest request;
+  request.artifact = artifact;
+  request.target = options.target;
+  request.runner_template = options.runner_template;
+  request.runner_args = options.runner_args;
+  request.timeout_s = options.timeout_s;
+  const codegen::BenchmarkOutcome r = codegen::run_benchmark(request);
 
   // The runner's stderr (build logs, warnings) goes to ours in text mode.
-  if (options.format == Format::Text && !r.err.empty())
-    env.err << r.err << (r.err.back() == '\n' ? "" : "\n");
-
-  std::ostringstream timeout_text;
-  timeout_text << options.timeout_s;
-  if (r.timed_out)
-    return report_failure(env, options, "timeout",
-                          "the runner did not finish within " + timeout_text.str() +
-                              " s and was killed: " + command);
-  if (!r.started)
-    return report_failure(env, options, "runner", r.error + " (command: " + command + ")");
-  if (r.signal != 0)
-    return report_failure(env, options, "runner",
-                          "the runner was killed by signal " + std::to_string(r.signal) + ": " +
-                              command,
-                          codegen::text_tail(r.err, 4000));
-
-  const std::optional<nlohmann::ordered_json> output = codegen::parse_runner_output(r.out);
-  if (!output) {
-    std::string what = r.out.empty() ? "printed nothing on stdout"
-                                     : "printed no JSON result: " + codegen::text_tail(r.out, 300);
-    if (r.exit_code != 0)
-      what = "exited with status " + std::to_string(r.exit_code) + " and " + what;
-    return report_failure(
-        env, options, "runner", "the runner " + what + " (command: " + command + ")",
-        options.format == Format::Json ? codegen::text_tail(r.err, 4000) : std::string());
-  }
-  // An error object has a string "error" (a result's "error" is a number or null).
-  if (output->is_object() && output->contains("error") && (*output)["error"].is_string()) {
-    const nlohmann::ordered_json &e = *output;
+  if (options.format == Format::Text && !r.stderr_text.empty())
+    env.err << r.stderr_text << (r.stderr_text.back() == '\n' ? "" : "\n");
+  if (r.runner_error) {
     if (options.format == Format::Json) {
-      env.out << e.dump() << '\n';
+      env.out << r.runner_error->dump() << '\n';
       return kExitErrors;
     }
-    std::string message =
-        e["error"].is_string() ? e["error"].get<std::string>() : e["error"].dump();
-    if (e.contains("kernel") && e["kernel"].is_string())
-      message = e["kernel"].get<std::string>() + ": " + message;
-    env.err << "argus bench: runner error (" << e.value("stage", std::string("?"))
-            << "): " << message << '\n';
-    if (e.contains("results") && e["results"].is_array() && !e["results"].empty()) {
-      std::vector<nlohmann::ordered_json> done(e["results"].begin(), e["results"].end());
-      print_table(env.out, done);
-    }
+    env.err << "argus bench: runner error (" << r.stage << "): " << r.error << '\n';
+    if (!r.results.empty())
+      print_table(env.out, r.results);
     return kExitErrors;
   }
-
-  std::vector<nlohmann::ordered_json> results;
-  if (output->is_array())
-    results.assign(output->begin(), output->end());
+  if (r.results.empty() && !r.ok) {
+    // Nothing to show but why: the template, the process, or its output.
+    // (In text mode its stderr is already on ours.)
+    const bool with_stderr = options.format == Format::Json && r.stage == "runner";
+    return report_failure(env, options, r.stage, r.error,
+                          with_stderr ? codegen::text_tail(r.stderr_text, 4000) : std::string());
+  }
+  if (options.format == Format::Json)
+    env.out << nlohmann::ordered_json(r.results).dump() << '\n';
   else
-    results.push_back(*output);
-  for (const nlohmann::ordered_json &item : results)
-    if (!item.is_object())
-      return report_failure(env, options, "runner",
-                            "the runner's JSON is not a result object or an array of them");
-
-  bool all_ok = true;
-  if (options.format == Format::Json) {
-    for (const nlohmann::ordered_json &item : results)
-      all_ok = all_ok && (item.value("refused", false) || item.value("correct", false));
-    env.out << nlohmann::ordered_json(results).dump() << '\n';
-  } else {
-    all_ok = print_table(env.out, results);
-  }
-  if (r.exit_code != 0) {
-    if (options.format == Format::Text)
-      env.err << "argus bench: the runner exited with status " << r.exit_code << '\n';
-    return kExitErrors;
-  }
-  if (!all_ok && options.format == Format::Text)
-    env.err << "argus bench: some kernels are not correct\n";
-  return all_ok ? kExitOk : kExitErrors;
+    print_table(env.out, r.results);
+  if (!r.ok && options.format == Format::Text)
+    env.err << "argus bench: " << r.error << '\n';
+  return r.ok ? kExitOk : kExitErrors;
 }
 
 } // namespace argus::cli

@@ -1,6 +1,7 @@
 // argus.compile and argus.benchmark: the compile pipeline of `argus compile`
 // and the runner template of `argus bench` on a document's current text.
 #include "argus/codegen/artifact.h"
+#include "argus/codegen/benchmark.h"
 #include "argus/codegen/pipeline.h"
 #include "argus/codegen/runner_command.h"
 #include "argus/server/lsp_diagnostic.h"
@@ -211,57 +212,6 @@ std::vector<std::string> runner_arguments(const json &object) {
   return extra;
 }
 
-// What the runner's output says: result objects, a runner error, or why there is neither.
-void interpret_runner(const codegen::SpawnResult &run, const std::string &command, double timeout_s,
-                      json &result) {
-  auto fail = [&](const std::string &stage, const std::string &message) {
-    result["ok"] = false;
-    result["stage"] = stage;
-    result["error"] = message;
-  };
-  std::ostringstream seconds;
-  seconds << timeout_s;
-  if (run.timed_out)
-    return fail("timeout", "the runner did not finish within " + seconds.str() +
-                               " s and was killed: " + command);
-  if (!run.started)
-    return fail("runner", run.error + " (command: " + command + ")");
-  if (run.signal != 0)
-    return fail("runner",
-                "the runner was killed by signal " + std::to_string(run.signal) + ": " + command);
-  const auto output = codegen::parse_runner_output(run.out);
-  if (!output) {
-    std::string what = run.out.empty()
-                           ? "printed nothing on stdout"
-                           : "printed no JSON result: " + codegen::text_tail(run.out, 300);
-    if (run.exit_code != 0)
-      what = "exited with status " + std::to_string(run.exit_code) + " and " + what;
-    return fail("runner", "the runner " + what + " (command: " + command + ")");
-  }
-  // An error object has a string "error" (a result's "error" is a number or null).
-  if (output->is_object() && output->contains("error") && (*output)["error"].is_string()) {
-    fail(output->value("stage", std::string("runner")), (*output)["error"].get<std::string>());
-    result["runner"] = json::parse(output->dump());
-    return;
-  }
-  json results = json::array();
-  bool all_ok = run.exit_code == 0;
-  for (const auto &item : output->is_array() ? *output : nlohmann::ordered_json::array({*output})) {
-    if (!item.is_object())
-      return fail("runner", "the runner's JSON is not a result object or an array of them");
-    all_ok = all_ok && (item.value("refused", false) || item.value("correct", false));
-    results.push_back(json::parse(item.dump()));
-  }
-  result["results"] = std::move(results);
-  result["ok"] = all_ok;
-  if (!all_ok) {
-    result["stage"] = run.exit_code != 0 ? "runner" : "results";
-    result["error"] = run.exit_code != 0
-                          ? "the runner exited with status " + std::to_string(run.exit_code)
-                          : std::string("some kernels are not correct");
-  }
-}
-
 } // namespace
 
 json compile_command(const json &object, CommandContext &context) {
@@ -324,34 +274,40 @@ json benchmark_command(const json &object, CommandContext &context) {
   }
   std::error_code ec;
   const std::string artifact = std::filesystem::absolute(compiled.artifact, ec).string();
-  std::string template_error;
-  const auto argv =
-      codegen::runner_argv(context.settings.runner, codegen::find_runner(), artifact,
-                           codegen::target_name(request.target), extra, template_error);
-  if (!argv)
-    throw CommandError{kInvalidParams, template_error};
-  const std::string command = codegen::command_line(*argv);
-  result["command"] = command;
   if (keep)
     result["artifact"] = artifact;
-  progress.report("running " + command, 30);
-  codegen::SpawnOptions spawn_options;
-  spawn_options.timeout = std::chrono::milliseconds(
-      static_cast<long long>(context.settings.benchmark_timeout_s * 1000));
-  spawn_options.cancelled = &context.cancelled;
-  const codegen::SpawnResult run = codegen::spawn(*argv, spawn_options);
+  codegen::BenchmarkRequest bench;
+  bench.artifact = artifact;
+  bench.target = std::string(codegen::target_name(request.target));
+  bench.runner_template = context.settings.runner;
+  bench.runner_args = extra;
+  bench.timeout_s = context.settings.benchmark_timeout_s;
+  bench.cancelled = &context.cancelled;
+  progress.report("running the runner", 30);
+  const codegen::BenchmarkOutcome run = codegen::run_benchmark(bench);
+  if (run.stage == "template")
+    throw CommandError{kInvalidParams, run.error};
   if (run.cancelled) {
     progress.end("cancelled; the runner was killed");
     throw CommandError{kRequestCancelled, "request cancelled; the runner was killed"};
   }
+  result["command"] = run.command;
   result["exitCode"] = run.exit_code;
-  if (!run.err.empty())
-    result["stderr"] = codegen::text_tail(run.err, 4000);
-  interpret_runner(run, command, context.settings.benchmark_timeout_s, result);
-  if (result["ok"].get<bool>())
-    progress.end(std::to_string(result["results"].size()) + " result(s), all correct");
+  if (!run.stderr_text.empty())
+    result["stderr"] = codegen::text_tail(run.stderr_text, 4000);
+  if (run.runner_error)
+    result["runner"] = json::parse(run.runner_error->dump());
+  else if (!run.results.empty() || run.ok || run.stage == "results")
+    result["results"] = json::parse(nlohmann::ordered_json(run.results).dump());
+  result["ok"] = run.ok;
+  if (!run.ok) {
+    result["stage"] = run.stage;
+    result["error"] = run.error;
+  }
+  if (run.ok)
+    progress.end(std::to_string(run.results.size()) + " result(s), all correct");
   else
-    progress.end(result["error"].get<std::string>());
+    progress.end(run.error);
   return result;
 }
 
