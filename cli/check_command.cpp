@@ -4,6 +4,7 @@
 #include "argus/cli/diagnostic_json.h"
 #include "argus/cli/diagnostic_text.h"
 #include "argus/cli/options.h"
+#include "argus/cli/sarif.h"
 
 #include "argus/dsl/codes.h"
 #include "argus/dsl/driver.h"
@@ -30,13 +31,16 @@ copies, coverage, performance lints; docs/checker.md), and prints the
 diagnostics with their counterexamples. Writes no files.
 
 Options:
-  --format=text|json       text (default): clang-style, `file:line:col: error: ...`
+  --format=text|json|sarif text (default): clang-style, `file:line:col: error: ...`
                            with the source line and a caret under the range.
                            json: one JSON document on stdout, {"positionEncoding",
                            "files": [{"path", "uri", "diagnostics": [LSP Diagnostic],
                            "verification": [per kernel: {"kernel", "instances",
                            "unproven", "properties": {NAME: {"verdict", "detail"}}}]}]};
                            a file that cannot be read gets an "error" field.
+                           sarif: a SARIF 2.1.0 log for code scanning (GitHub and
+                           others): a rule per code with its help, a result per
+                           diagnostic with its counterexample in "properties".
   -v, --verbose            Text output: after each file's diagnostics, one line per
                            kernel saying which properties were proved for all sizes,
                            checked at the size instances, violated, not checked
@@ -75,7 +79,7 @@ static_assert(kDefaultMaxFileBytes == 4u << 20, "update --max-file-size in the h
 
 namespace {
 
-enum class Format { Text, Json };
+enum class Format { Text, Json, Sarif };
 enum class ColorMode { Auto, Always, Never };
 
 struct CheckOptions {
@@ -122,8 +126,10 @@ std::variant<CheckOptions, UsageError> parse_check_options(std::span<const std::
       result.format = Format::Text;
     else if (*format == "json")
       result.format = Format::Json;
+    else if (*format == "sarif")
+      result.format = Format::Sarif;
     else
-      return UsageError{"invalid --format '" + *format + "' (expected text or json)"};
+      return UsageError{"invalid --format '" + *format + "' (expected text, json or sarif)"};
   }
   if (const std::string *encoding = options.last("--position-encoding")) {
     const auto unit = parse_position_encoding(*encoding);
@@ -239,6 +245,8 @@ int run_check(std::span<const std::string> args, Environment &env) {
 
   const TextOptions text_options{use_color(options.color, env)};
   nlohmann::json json_files = nlohmann::json::array();
+  std::vector<CheckedFile> sarif_files; // kept for their sources
+  std::vector<SarifUnreadable> sarif_unreadable;
   size_t errors = 0;
   size_t warnings = 0;
   bool unreadable = false;
@@ -249,9 +257,11 @@ int run_check(std::span<const std::string> args, Environment &env) {
       unreadable = true;
       if (options.format == Format::Json)
         json_files.push_back(unreadable_file_json(path, error->message));
+      if (options.format == Format::Sarif)
+        sarif_unreadable.push_back({path, error->message});
       continue;
     }
-    const CheckedFile checked =
+    CheckedFile checked =
         check_source(path, std::move(std::get<std::string>(contents)), options.frontend);
     for (const Diagnostic &diagnostic : checked.diagnostics) {
       errors += diagnostic.severity == Severity::Error;
@@ -266,6 +276,10 @@ int run_check(std::span<const std::string> args, Environment &env) {
       json_files.push_back(std::move(entry));
       continue;
     }
+    if (options.format == Format::Sarif) {
+      sarif_files.push_back(std::move(checked));
+      continue;
+    }
     for (const Diagnostic &diagnostic : checked.diagnostics)
       write_diagnostic_text(env.out, *checked.source, diagnostic, text_options);
     if (options.verbose)
@@ -273,7 +287,12 @@ int run_check(std::span<const std::string> args, Environment &env) {
         env.out << path << ": verified " << check::summary_line(summary) << '\n';
   }
 
-  if (options.format == Format::Json) {
+  if (options.format == Format::Sarif) {
+    std::vector<SarifFile> files;
+    for (const CheckedFile &f : sarif_files)
+      files.push_back({f.source.get(), &f.diagnostics});
+    env.out << dump_json(sarif_log(files, sarif_unreadable)) << '\n';
+  } else if (options.format == Format::Json) {
     const nlohmann::json document = {
         {"positionEncoding", position_encoding_name(options.position_encoding)},
         {"files", std::move(json_files)}};
