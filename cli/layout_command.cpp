@@ -2,6 +2,7 @@
 #include "argus/cli/layout_command.h"
 
 #include "argus/dsl/layout_calc.h"
+#include "argus/dsl/layout_svg.h"
 #include "argus/layout/layout_expr.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,7 @@ Examples:
   argus layout '(2,(2,2)):(4,(2,1))(5)'                   -> 5
   argus layout 'idx2crd(16, (3,(2,3)))'                   -> (1,(1,2))
   argus layout --table 'tv(mma_m16n8k16_bf16, C)'
+  argus layout --svg 'tv(mma_m16n8k16_bf16, C)' > mma_c.svg
 
 Values: integers (12, 0x10, 0b1000), tuples ((2,(1,6))), layouts (shape:stride),
 tilers (tuples holding layouts: (4:2, 8:1)), swizzles (swizzle(B,M,S)).
@@ -39,6 +41,11 @@ coordinate; integers allow + - * / %. The language is described in docs/layout.m
 
 Options:
   --table              Print the index grid of a rank-2 layout (rows x columns).
+  --svg                Print an SVG picture instead: for tv(INSTRUCTION, OPERAND)
+                       the operand matrix with the thread and value of each
+                       element (a colour per thread), for another layout of
+                       rank 1 or 2 its index grid. With --format=json, the
+                       picture is the "svg" field.
   --format=text|json   text (default), or one JSON object on stdout:
                        {"expr", "result", "kind", "table"?} or {"expr", "error"}.
   -h, --help           Print this help, then exit.
@@ -55,6 +62,7 @@ namespace {
 
 struct LayoutOptions {
   bool table = false;
+  bool svg = false;
   bool json = false;
   bool help = false;
   std::string expr;
@@ -85,6 +93,8 @@ std::optional<Usage> parse(std::span<const std::string> args, LayoutOptions &opt
       only_words = true;
     } else if (arg == "--table") {
       options.table = true;
+    } else if (arg == "--svg") {
+      options.svg = true;
     } else if (arg == "-h" || arg == "--help") {
       options.help = true;
     } else if (arg == "--format" || arg.rfind("--format=", 0) == 0) {
@@ -130,9 +140,19 @@ int run_layout(std::span<const std::string> args, Environment &env) {
   }
   if (options.json) {
     // One path with the language server's argus.layout command.
-    const nlohmann::json j = layout_calculation(options.expr, options.table);
+    const nlohmann::json j = layout_calculation(options.expr, options.table, options.svg);
     env.out << j.dump(2) << '\n';
-    return j.contains("error") ? kExitErrors : kExitOk;
+    return j.contains("error") || j.contains("svgError") ? kExitErrors : kExitOk;
+  }
+  if (options.svg) {
+    std::string why;
+    const std::optional<std::string> picture = layout_svg(options.expr, why);
+    if (!picture) {
+      env.err << "argus layout: error: " << why << '\n';
+      return kExitErrors;
+    }
+    env.out << *picture;
+    return kExitOk;
   }
   const layout::calc::Evaluation evaluation = layout::calc::evaluate_expression(options.expr);
   if (evaluation.error)

@@ -1,4 +1,5 @@
 #include "argus/dsl/layout_calc.h"
+#include "argus/dsl/layout_svg.h"
 
 #include "argus/layout/layout_expr.h"
 
@@ -19,7 +20,7 @@ nlohmann::json error_json(std::string_view expr, const layout::calc::ExprError &
 
 } // namespace
 
-nlohmann::json layout_calculation(std::string_view expr, bool table) {
+nlohmann::json layout_calculation(std::string_view expr, bool table, bool svg) {
   const layout::calc::Evaluation evaluation = layout::calc::evaluate_expression(expr);
   if (evaluation.error)
     return error_json(expr, *evaluation.error);
@@ -33,6 +34,13 @@ nlohmann::json layout_calculation(std::string_view expr, bool table) {
     if (!made.ok())
       return error_json(expr, {made.error().message, 0, expr.size()});
     j["table"] = made.value().cells;
+  }
+  if (svg) {
+    std::string why;
+    if (auto picture = layout_svg(expr, why))
+      j["svg"] = std::move(*picture);
+    else
+      j["svgError"] = why;
   }
   return j;
 }

@@ -58,7 +58,8 @@ json layout_command(const json &object) {
   if (!object.contains("expr") || !object["expr"].is_string())
     throw CommandError{kInvalidParams, "expected \"expr\": a layout expression"};
   const bool table = object.value("table", false);
-  return layout_calculation(object["expr"].get<std::string>(), table);
+  const bool svg = object.value("svg", false);
+  return layout_calculation(object["expr"].get<std::string>(), table, svg);
 }
 
 // The diagnostic of `checked` the object names: {"line", "code", "character"?}.

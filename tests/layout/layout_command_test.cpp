@@ -156,6 +156,20 @@ TEST(LayoutCommand, UsageErrors) {
   EXPECT_EQ(help.out, std::string(kLayoutHelp));
 }
 
+TEST(LayoutCommand, SvgPrintsAPictureOrSaysWhyNot) {
+  const Outcome tv = run({"--svg", "tv(mma_m16n8k16_bf16, C)"});
+  EXPECT_EQ(tv.status, kExitOk) << tv.err;
+  EXPECT_TRUE(tv.out.starts_with("<svg ")) << tv.out.substr(0, 80);
+  EXPECT_NE(tv.out.find("thread 31, value 3"), std::string::npos);
+  const Outcome number = run({"--svg", "3"});
+  EXPECT_EQ(number.status, kExitErrors);
+  EXPECT_TRUE(number.out.empty());
+  EXPECT_NE(number.err.find("rank-2"), std::string::npos) << number.err;
+  const Outcome json = run({"--svg", "--format=json", "4:1"});
+  EXPECT_EQ(json.status, kExitOk);
+  EXPECT_TRUE(nlohmann::json::parse(json.out)["svg"].get<std::string>().starts_with("<svg "));
+}
+
 // The examples of the help text print what the help says they print.
 TEST(LayoutCommand, HelpExamplesAreTrue) {
   const std::string help(kLayoutHelp);

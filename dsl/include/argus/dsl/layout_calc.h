@@ -9,9 +9,11 @@
 
 namespace argus {
 
-// {"expr", "result", "kind", "table"?} (table: rows of offsets, when `table`
-// is set and the value is a rank-2 layout), or {"expr", "error": {"message",
-// "column" (1-based, code points), "offset", "length" (bytes)}}.
-nlohmann::json layout_calculation(std::string_view expr, bool table);
+// {"expr", "result", "kind", "table"?, "svg"?} (table: rows of offsets, when
+// `table` is set and the value is a rank-2 layout; svg: its picture when `svg`
+// is set, layout_svg.h, or "svgError" saying why there is none), or {"expr",
+// "error": {"message", "column" (1-based, code points), "offset", "length"
+// (bytes)}}.
+nlohmann::json layout_calculation(std::string_view expr, bool table, bool svg = false);
 
 } // namespace argus
