@@ -1,4 +1,4 @@
-// `argus layout [--table] [--format=text|json] EXPR`
+// `argus layout [--table | --svg] [--format=text|json] EXPR`
 #include "argus/cli/layout_command.h"
 
 #include "argus/dsl/layout_calc.h"
