@@ -62,6 +62,9 @@ install_grammar() {
   fi
   step "npm ci --ignore-scripts"
   npm ci --ignore-scripts --no-audit --no-fund
+  # The VS Code extension's build and test tools (tests/vscode).
+  step "npm ci --ignore-scripts (editors/vscode)"
+  (cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund)
 }
 
 # configure DIR BUILD_TYPE [CMAKE ARGS...]
