@@ -28,28 +28,31 @@ std::string_view position_encoding_name(ColumnUnit unit) {
   return "utf-16";
 }
 
-std::string file_uri(std::string_view path) {
-  std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(std::filesystem::path(path), ec);
-  const std::string full = ec ? std::string(path) : absolute.lexically_normal().string();
+std::string percent_encode_path(std::string_view path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string uri = "file://";
-  if (full.empty() || full.front() != '/')
-    uri += '/';
-  for (const char c : full) {
+  std::string out;
+  for (const char c : path) {
     const auto byte = static_cast<unsigned char>(c);
     const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
                             (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' ||
                             c == '~' || c == '/';
     if (unreserved) {
-      uri += c;
+      out += c;
     } else {
-      uri += '%';
-      uri += kHex[byte >> 4];
-      uri += kHex[byte & 0xF];
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
     }
   }
-  return uri;
+  return out;
+}
+
+std::string file_uri(std::string_view path) {
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(std::filesystem::path(path), ec);
+  const std::string full = ec ? std::string(path) : absolute.lexically_normal().string();
+  return std::string(full.empty() || full.front() != '/' ? "file:///" : "file://") +
+         percent_encode_path(full);
 }
 
 nlohmann::json lsp_range(const SourceFile &source, Range range, ColumnUnit unit) {

@@ -108,22 +108,7 @@ std::optional<std::string> diagnostic_help(std::string_view code) {
 std::string path_uri_reference(std::string_view path) {
   if (!path.empty() && path.front() == '/')
     return file_uri(path);
-  static const char *hex = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : path) {
-    const auto u = static_cast<unsigned char>(c);
-    const bool unreserved = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
-                            (u >= '0' && u <= '9') || c == '-' || c == '.' || c == '_' ||
-                            c == '~' || c == '/';
-    if (unreserved) {
-      out += c;
-    } else {
-      out += '%';
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    }
-  }
-  return out;
+  return percent_encode_path(path);
 }
 
 json sarif_log(const std::vector<SarifFile> &files,

@@ -669,18 +669,25 @@ private:
       barriers_unmodeled_ = why + " (line " + std::to_string(s.range.begin.line + 1) + ")";
   }
 
-  // After an if: the barriers the branches passed. The same count keeps it;
-  // different counts under a condition every thread of a block agrees on
-  // (no thread id in it) give ite(condition, then, else); otherwise threads
-  // may pass different barriers and the epochs say nothing.
-  void merge_epochs(const Stmt &s, const z3::expr &then, const std::optional<z3::expr> &c) {
-    if (z3::eq(then, epoch_))
-      return;
-    if (!c)
+  // After an if: the barriers the branches passed. A branch with a barrier
+  // needs a condition every thread of a block agrees on (no thread id in it,
+  // and one the prover translates): threads on different branches would wait
+  // at different barriers, and the epochs would say nothing, even when both
+  // branches pass the same number. Then equal counts keep the epoch and
+  // different ones give ite(condition, then, else).
+  void merge_epochs(const Stmt &s, const z3::expr &before, const z3::expr &then,
+                    const std::optional<z3::expr> &c) {
+    if (z3::eq(then, before) && z3::eq(epoch_, before))
+      return; // no barrier in either branch
+    if (!c) {
       barrier_unmodeled(s, "a barrier under a condition the prover does not translate");
-    else if (mentions(*c, tid_))
+      return;
+    }
+    if (mentions(*c, tid_)) {
       barrier_unmodeled(s, "a barrier under a condition that depends on the thread");
-    else
+      return;
+    }
+    if (!z3::eq(then, epoch_))
       epoch_ = z3::ite(*c, then, epoch_);
   }
 
@@ -767,7 +774,7 @@ private:
         }
         walk(s.orelse, path);
         merge_flow(then, c);
-        merge_epochs(s, epoch_then, c);
+        merge_epochs(s, epoch_before, epoch_then, c);
         if (c)
           path.pop_back();
         else

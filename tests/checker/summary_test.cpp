@@ -179,6 +179,22 @@ def ordered(Y: Tensor((64,), f32), S: i32):
     syncthreads()
     Y[63 - t] = 2.0
 )");
+  // One barrier on each branch of a thread-dependent condition: the same
+  // count, but not the same barrier for every thread.
+  const auto split = summaries(R"(@kernel(grid=1, block=64)
+def split(Y: Tensor((64,), f32), X: Tensor((64,), f32)):
+    t = thread_id()
+    if t < 32:
+        Y[t] = 1.0
+        syncthreads()
+    else:
+        syncthreads()
+        X[t] = Y[t - 32]
+)");
+  ASSERT_EQ(split.size(), 1u);
+  EXPECT_EQ(verdict(split[0], "races"), Verdict::Instances) << detail(split[0], "races");
+  EXPECT_NE(detail(split[0], "races").find("depends on the thread"), std::string::npos)
+      << detail(split[0], "races");
   ASSERT_EQ(strided.size(), 1u);
   EXPECT_EQ(verdict(strided[0], "races"), Verdict::Instances);
   EXPECT_NE(detail(strided[0], "races").find("a loop the prover does not follow"),

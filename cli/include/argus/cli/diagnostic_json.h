@@ -32,6 +32,8 @@ std::string_view position_encoding_name(ColumnUnit unit);
 
 // `file:///abs/path` with the path made absolute and percent-encoded.
 std::string file_uri(std::string_view path);
+// Every byte of `path` but [A-Za-z0-9-._~/] as %XX.
+std::string percent_encode_path(std::string_view path);
 
 nlohmann::json lsp_range(const SourceFile &source, Range range, ColumnUnit unit);
 nlohmann::json lsp_diagnostic(const SourceFile &source, const Diagnostic &diagnostic,
