@@ -556,6 +556,8 @@ KernelReport check_one(const CheckedFile &file, const sema::FunctionInfo &kernel
     if (!report.interrupted)
       reach.races_proved = detail::prove_races_for_all_sizes(file, kernel, options, report, reach);
     if (!report.interrupted)
+      detail::prove_tags_for_all_sizes(file, kernel, options, report, reach);
+    if (!report.interrupted)
       detail::attach_fixes(file, kernel, options, report);
     if (options.cancelled() || options.past_deadline())
       report.interrupted = true; // a proof or a fix may have been cut short

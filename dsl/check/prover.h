@@ -141,6 +141,37 @@ public:
   // not follow, or a kernel that may return before one); empty when they are.
   const std::string &barriers_unmodeled() const { return barriers_unmodeled_; }
 
+  // For proofs that follow the walk (the tag proof, tag_proof.cpp): a scope
+  // around the walk's point, outermost first. A range loop the prover follows
+  // has its variable and first value; an if is one scope per branch.
+  struct Scope {
+    const Stmt *stmt = nullptr;
+    int branch = 0; // an if: 0 for its body, 1 for its else
+    std::optional<z3::expr> var, start;
+    bool operator==(const Scope &o) const { return stmt == o.stmt && branch == o.branch; }
+  };
+  // Called at each statement before the walk translates it, with the facts
+  // of its path: terms translated then see the locals and loops in scope.
+  using StatementHook = std::function<void(const Stmt &, const std::vector<z3::expr> &path)>;
+  void on_statement(StatementHook hook) { hook_ = std::move(hook); }
+  const std::vector<Scope> &scopes() const { return scopes_; }
+  // Every statement around the walk's point is one the prover follows.
+  bool exact_here() const { return blocked_ == 0; }
+  std::optional<z3::expr> integer(const Expr &e) { return terms_.integer(e); }
+  // `e` with some names (a lambda's parameters) bound to terms.
+  std::optional<z3::expr> integer_with(const Expr &e,
+                                       const std::map<std::string, z3::expr> &names) {
+    for (const auto &[n, t] : names)
+      generator_.insert_or_assign(n, t);
+    auto out = terms_.integer(e);
+    for (const auto &[n, t] : names)
+      generator_.erase(n);
+    return out;
+  }
+  const sema::Symbol *symbol(const Expr &e) const { return symbol_of(e); }
+  const std::vector<z3::expr> &grid() const { return grid_; }
+  int64_t block_dim(size_t d) const { return block_dim_[d]; }
+
   // Sizes, block and thread of a model.
   std::map<std::string, int64_t> sizes_of(const z3::model &m) {
     std::map<std::string, int64_t> out;
@@ -741,6 +772,8 @@ private:
   void walk(const std::vector<ast::StmtPtr> &body, std::vector<z3::expr> &path) {
     for (const auto &sp : body) {
       const Stmt &s = *sp;
+      if (hook_)
+        hook_(s, path);
       if (s.value && s.kind != StmtKind::For && s.kind != StmtKind::If && s.kind != StmtKind::While)
         scan(*s.value, path);
       for (const auto &t : s.targets)
@@ -764,6 +797,7 @@ private:
           path.push_back(*c);
         const auto before = flow_;
         const z3::expr epoch_before = epoch_;
+        scopes_.push_back(Scope{&s, 0, std::nullopt, std::nullopt});
         walk(s.body, path);
         const auto then = std::move(flow_);
         const z3::expr epoch_then = epoch_;
@@ -772,7 +806,9 @@ private:
         if (c) {
           path.back() = !*c;
         }
+        scopes_.back().branch = 1;
         walk(s.orelse, path);
+        scopes_.pop_back();
         merge_flow(then, c);
         merge_epochs(s, epoch_before, epoch_then, c);
         if (c)
@@ -820,7 +856,10 @@ private:
         }
         forget_assigned(s.body);
         const LoopEpochs epochs = enter_loop();
+        scopes_.push_back(Scope{&s, 0, ok ? std::optional(loops_.at(var)) : std::nullopt,
+                                ok ? start : std::nullopt});
         walk(s.body, path);
+        scopes_.pop_back();
         std::optional<z3::expr> trips;
         if (ok)
           trips = z3::ite(
@@ -847,7 +886,9 @@ private:
         const LoopEpochs epochs = enter_loop();
         if (s.value)
           scan(*s.value, path);
+        scopes_.push_back(Scope{&s, 0, std::nullopt, std::nullopt});
         walk(s.body, path);
+        scopes_.pop_back();
         leave_loop(s, epochs, std::nullopt, std::nullopt, {}, std::nullopt);
         forget_assigned(s.body);
         --blocked_;
@@ -903,6 +944,8 @@ private:
   std::string barriers_unmodeled_;
   int blocked_ = 0;
   int loops_named_ = 0;
+  StatementHook hook_;
+  std::vector<Scope> scopes_;
 };
 
 } // namespace argus::check::detail

@@ -155,7 +155,7 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
                          (report.instances.size() == 1 ? "" : "s") +
                          " the interpreter ran, every thread of every block it ran";
   const std::string not_symbolic = "; not proved for all sizes (the Z3 proofs cover global "
-                                   "indices and races only)";
+                                   "indices, races, tags and stores only)";
   std::string not_checked;
   if (report.interrupted)
     not_checked = "the check was cut short (cancelled or past its time limit)";
@@ -220,10 +220,26 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
     add("races", true, Verdict::Instances,
         races + "; not proved for all sizes: " +
             (reach.races_why.empty() ? "the proof did not cover the kernel" : reach.races_why));
-  add("tags", calls.has(BuiltinId::AssertTag) || calls.has(BuiltinId::AssertTagEq),
-      Verdict::Instances, at + not_symbolic);
-  add("stores", calls.has(BuiltinId::Tag), Verdict::Instances,
-      "the store contract of tagged tensors " + at + not_symbolic);
+  const std::string history = " (every write a read can see, in every block, thread and "
+                              "iteration), given that reads see written memory "
+                              "(`initialization`)";
+  if (reach.tags_proved)
+    add("tags", calls.has(BuiltinId::AssertTag) || calls.has(BuiltinId::AssertTagEq),
+        Verdict::AllSizes, "every assert_tag field proved by Z3 for all sizes" + history);
+  else
+    add("tags", calls.has(BuiltinId::AssertTag) || calls.has(BuiltinId::AssertTagEq),
+        Verdict::Instances,
+        at + "; not proved for all sizes: " +
+            (reach.tags_why.empty() ? "the proof did not run" : reach.tags_why));
+  if (reach.stores_proved)
+    add("stores", calls.has(BuiltinId::Tag), Verdict::AllSizes,
+        "every store into a tagged tensor delivers the element's fields, proved by Z3 for all "
+        "sizes" +
+            history);
+  else
+    add("stores", calls.has(BuiltinId::Tag), Verdict::Instances,
+        "the store contract of tagged tensors " + at + "; not proved for all sizes: " +
+            (reach.stores_why.empty() ? "the proof did not run" : reach.stores_why));
   add("operands", has_mma, Verdict::Instances,
       "the matrix-instruction operand contract " + at + not_symbolic);
   add("initialization", true, Verdict::Instances,

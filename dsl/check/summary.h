@@ -17,6 +17,9 @@ struct ProofReach {
   bool grid_proved = false;             // and Z3 proved races between all of its blocks
   bool races_proved = false;            // every race ruled out for all sizes (threads and blocks)
   std::string races_why;                // when not: why the proof did not cover the kernel
+  bool tags_proved = false;             // every assert_tag field proved for all sizes
+  bool stores_proved = false;           // every store into a tagged tensor, likewise
+  std::string tags_why, stores_why;     // when not: why
 };
 
 // What a kernel and the @device functions it reaches call.

@@ -46,6 +46,19 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
                                const CheckerOptions &options, KernelReport &report,
                                ProofReach &reach);
 
+// Tags and the store contract for all sizes (tag_proof.cpp), for a kernel
+// whose data moves only through subscripts (no intrinsic, async copy, view,
+// shuffle or @device call): every assert_tag field holds, and every store
+// into a tagged tensor delivers the element's fields, for every size, block,
+// thread and iteration. Each write a read can see is a fresh copy of its
+// writer. A counterexample is minimized and replayed on the interpreter
+// (its sizes, its block): a mismatch there is an E0905 found by Z3; what the
+// proof cannot decide leaves the verdict at the instances (reach.tags_why /
+// stores_why say why) and adds no W0901.
+void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                              const CheckerOptions &options, KernelReport &report,
+                              ProofReach &reach);
+
 // The verdict of every provable index at fixed sizes: (line, column) of the
 // subscript → whether some thread, block and iteration is out of bounds.
 // The tests compare it with the concrete machine's verdicts.

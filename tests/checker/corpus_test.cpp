@@ -158,6 +158,38 @@ TEST_P(CorpusTest, ViolationsAndCounterexamplesMatchMarkers) {
     }
 }
 
+// `# verdict: tags=all-sizes stores=instances`: what the verification summary
+// of every kernel of the file says of those properties (the proofs for all
+// sizes must reach the kernels they claim, and no further).
+TEST_P(CorpusTest, VerdictsMatchMarkers) {
+  const fs::path &path = GetParam();
+  const std::string name = path.filename().string();
+  static const std::regex kMarker(R"(#\s*verdict:\s*(.*)$)");
+  std::istringstream lines(read_file(path));
+  std::string line;
+  const CheckedFile &file = checked(path);
+  while (std::getline(lines, line)) {
+    std::smatch match;
+    if (!std::regex_search(line, match, kMarker))
+      continue;
+    std::istringstream words(match[1].str());
+    std::string word;
+    while (words >> word) {
+      const auto eq = word.find('=');
+      ASSERT_NE(eq, std::string::npos) << name << ": " << word;
+      const std::string property = word.substr(0, eq), want = word.substr(eq + 1);
+      ASSERT_FALSE(file.verification.empty()) << name;
+      for (const check::VerificationSummary &s : file.verification) {
+        const auto it = std::find_if(s.properties.begin(), s.properties.end(),
+                                     [&](const auto &p) { return p.property == property; });
+        ASSERT_NE(it, s.properties.end()) << name << ": no property " << property;
+        EXPECT_EQ(check::verdict_name(it->verdict), want)
+            << name << ": " << s.kernel << " " << property << ": " << it->detail;
+      }
+    }
+  }
+}
+
 TEST_P(CorpusTest, EveryCounterexampleReplays) {
   const fs::path &path = GetParam();
   const std::string name = path.filename().string();

@@ -104,9 +104,59 @@ def shifted(X: Tensor((64,), f32), Y: Tensor((64,), f32)):
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(verdict(s[0], "tags"), Verdict::Violated);
   EXPECT_EQ(detail(s[0], "tags"), "1 error");
-  EXPECT_EQ(verdict(s[0], "stores"), Verdict::Instances); // X is tagged: the store contract holds
+  // X is tagged, Y is not: no store has a contract, which holds for all sizes.
+  EXPECT_EQ(verdict(s[0], "stores"), Verdict::AllSizes) << detail(s[0], "stores");
   EXPECT_EQ(verdict(s[0], "bounds"), Verdict::AllSizes);
   EXPECT_EQ(verdict(s[0], "races"), Verdict::AllSizes);
+}
+
+// Tags through shared memory and an accumulator, for all sizes: every write a
+// read can see carries the asserted field (gemm_tiled's shape, smaller).
+TEST(SummaryTest, TagsAndStoresAreProvedForAllSizesThroughSharedMemoryAndAccumulators) {
+  const auto s = summaries(R"(@kernel(grid=cdiv(M, 64), block=64)
+def row_dot(A: Tensor((M, K), f32), Y: Tensor((M,), f32), M: i32, K: i32):
+    assume(M % 64 == 0, K % 16 == 0)
+    tag(A, ("m", "k"))
+    tag(Y, ("m",))
+    tile = make_shared((64, 17), f32)
+    t = thread_id()
+    m0 = block_id() * 64
+    acc = full((1,), 0.0, f32)
+    for kt in range(0, K // 16):
+        for e in range(0, 16):
+            tile[t, e] = A[m0 + t, kt * 16 + e]
+        syncthreads()
+        for kk in range(0, 16):
+            acc[0] += tile[t, kk]
+        syncthreads()
+    assert_tag(acc[0], {"m": m0 + t})
+    Y[m0 + t] = acc[0]
+)");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(verdict(s[0], "tags"), Verdict::AllSizes) << detail(s[0], "tags");
+  EXPECT_EQ(verdict(s[0], "stores"), Verdict::AllSizes) << detail(s[0], "stores");
+  EXPECT_NE(detail(s[0], "tags").find("given that reads see written memory"), std::string::npos);
+}
+
+// What the tag proof does not follow keeps the verdict at the instances and
+// says why: a local assigned in a branch its use is not in.
+TEST(SummaryTest, TagsTheProofDoesNotFollowStayAtTheInstancesWithTheReason) {
+  const auto s = summaries(R"(@kernel(grid=1, block=64)
+def first_only(X: Tensor((64,), f32), Y: Tensor((64,), f32)):
+    tag(X, ("i",))
+    t = thread_id()
+    for k in range(0, 4):
+        if k == 0:
+            x = X[t]
+        assert_tag(x, {"i": t})
+    Y[t] = 1.0
+)");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(verdict(s[0], "tags"), Verdict::Instances);
+  EXPECT_NE(detail(s[0], "tags").find("'x', assigned in a branch or loop this use is not in"),
+            std::string::npos)
+      << detail(s[0], "tags");
+  EXPECT_EQ(verdict(s[0], "stores"), Verdict::AllSizes) << detail(s[0], "stores");
 }
 
 // Barriers order a block's threads: the race proof pairs two threads of one

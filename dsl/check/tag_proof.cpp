@@ -1,0 +1,1061 @@
+// Tags and the store contract for all sizes (issue 11, item 5).
+//
+// The interpreter follows every tag through every copy, but only at the size
+// instances. This proof covers every size, block, thread and iteration the
+// assume facts allow, for kernels whose data moves only through subscripts
+// (no intrinsics, async copies, views, shuffles or @device calls).
+//
+// A value's tag is a tree: literals, sizes and launch coordinates carry no
+// field; arithmetic joins its operands field by field (absent is the
+// identity, different values give ⊤); a conditional is one of its branches;
+// an element read is one of the writes its cell had. "The write that reached
+// the cell" is over-approximated by "every write that can reach that cell",
+// each a fresh copy of its writer's threads and iterations, which keeps the
+// proof sound: a field proved for every such write holds for the one that
+// reached it. Two questions per field f and expected value E:
+//   same(v):  f of v is absent or E            (the store contract)
+//   holds(v): f of v is present and E          (assert_tag)
+// A join holds when every operand is `same` and one `holds`. An accumulator
+// that starts untagged (`acc = full(...)`, `acc: f32 = 0.0`) holds because
+// one of its updates that holds is shown to run before the read, after the
+// accumulator was made (a witness iteration: the first of every loop the
+// read is not in, the index matched where it names a loop variable).
+//
+// Universal claims appear only positively in a goal, so the query for a
+// counterexample is quantifier-free: each fresh copy is a set of new
+// constants. What is not modelled makes the obligation unknown, never true.
+#include "machine.h"
+#include "prover.h"
+#include "summary.h"
+#include "symbolic.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace argus::check::detail {
+
+namespace {
+
+using Scope = BoundsProver::Scope;
+
+// Where a statement is: its walk order, the scopes around it and its path.
+struct Context {
+  size_t order = 0;
+  std::vector<Scope> scopes;
+  z3::expr path;
+};
+
+bool is_prefix(const std::vector<Scope> &outer, const std::vector<Scope> &inner) {
+  return outer.size() <= inner.size() && std::equal(outer.begin(), outer.end(), inner.begin());
+}
+
+enum class Space { Global, Shared, Local };
+
+struct Node {
+  enum class Kind { Absent, Join, Either, Read, Unknown } kind = Kind::Unknown;
+  std::vector<int> children;
+  const sema::Symbol *root = nullptr; // Read
+  std::vector<z3::expr> index;        // Read: per dimension
+  int context = -1;                   // Read: where the read happens
+  std::string why;                    // Unknown
+};
+
+struct Root {
+  Space space = Space::Global;
+  size_t rank = 0;
+  std::vector<int64_t> strides; // row-major, shared and local memory (constant extents)
+  // Global, tagged: each declared field as a term of `coords`.
+  std::vector<z3::expr> coords;
+  std::map<std::string, z3::expr> declared;
+  bool tagged = false;
+  bool accessed = false;
+  // Local: the statement that makes it (fresh each time it runs) and its fill.
+  int def_context = -1;
+  int fill = -1; // -1: no fill (make_local: unwritten cells are the initialization property's)
+  std::vector<size_t> writes;
+};
+
+struct Write {
+  const sema::Symbol *root = nullptr;
+  int context = -1;
+  std::vector<z3::expr> index;
+  bool aug = false; // `x[i] += v`: the cell joins v (`value` is v)
+  int value = -1;
+};
+
+// One field an assert_tag or a store into a tagged tensor promises.
+struct Obligation {
+  bool store = false; // same(v) for a store, holds(v) for assert_tag
+  int context = -1;
+  int value = -1;
+  std::string field;
+  std::optional<z3::expr> expected;
+  const Stmt *stmt = nullptr;
+};
+
+using Subst = std::vector<std::pair<z3::expr, z3::expr>>;
+
+class TagProof {
+public:
+  TagProof(const CheckedFile &file, const sema::FunctionInfo &kernel, const CheckerOptions &options)
+      : file_(file), sema_(*file.sema), kernel_(kernel), options_(options),
+        ctx_(thread_z3_context()), prover_(file, kernel, nullptr, ctx_) {
+    count_assignments(kernel.function->body);
+    prover_.on_statement(
+        [this](const Stmt &s, const std::vector<z3::expr> &path) { statement(s, path); });
+    prover_.collect();
+  }
+
+  // Proves every obligation; `tags_why` / `stores_why` say why not (empty: proved).
+  void run(bool global_bounds_proved, KernelReport &report, std::string &tags_why,
+           std::string &stores_why) {
+    const auto refuse_all = [&](const std::string &why) {
+      tags_why = why;
+      stores_why = why;
+    };
+    if (!refused_.empty())
+      return refuse_all(refused_);
+    // Global cells are matched by their indices, and a read's tag is its
+    // element's: both need the indices inside the tensor.
+    if (!global_bounds_proved)
+      return refuse_all("not every global index is proved in bounds (the proof names global "
+                        "elements by their indices)");
+    if (!tags_unmodeled_.empty())
+      tags_why = tags_unmodeled_;
+    z3::solver solver(ctx_);
+    z3::params p(ctx_);
+    p.set("timeout", options_.query_timeout_ms);
+    solver.set(p);
+    solver.add(prover_.facts());
+    for (const Obligation &o : obligations_) {
+      std::string &why = o.store ? stores_why : tags_why;
+      if (!why.empty())
+        continue;
+      if (options_.cancelled() || options_.past_deadline()) {
+        why = "the check ran past its time limit";
+        continue;
+      }
+      why = prove(solver, o, report);
+    }
+  }
+
+private:
+  // ---------------------------------------------------------------- the walk
+
+  void count_assignments(const std::vector<ast::StmtPtr> &body) {
+    for (const auto &sp : body) {
+      const Stmt &s = *sp;
+      if (s.kind == StmtKind::Assign)
+        for (const auto &t : s.targets)
+          if (t->kind == ExprKind::Name)
+            ++plain_[prover_.symbol(*t)];
+      if (s.kind == StmtKind::AnnAssign && s.target && s.target->kind == ExprKind::Name)
+        ++plain_[prover_.symbol(*s.target)];
+      if (s.kind == StmtKind::AugAssign && s.target && s.target->kind == ExprKind::Name)
+        ++aug_[prover_.symbol(*s.target)];
+      count_assignments(s.body);
+      count_assignments(s.orelse);
+    }
+  }
+
+  void refuse(const std::string &why, const Stmt &s) {
+    if (refused_.empty())
+      refused_ = why + " (line " + std::to_string(s.range.begin.line + 1) + ")";
+  }
+
+  int context(const std::vector<z3::expr> &path) {
+    z3::expr p = ctx_.bool_val(true);
+    for (const z3::expr &x : path)
+      p = p && x;
+    contexts_.push_back(Context{order_, prover_.scopes(), p});
+    return static_cast<int>(contexts_.size()) - 1;
+  }
+
+  void statement(const Stmt &s, const std::vector<z3::expr> &path) {
+    ++order_;
+    current_ = -1;
+    current_path_ = &path;
+    for (const Scope &scope : prover_.scopes())
+      if (scope.var && noted_loops_.insert(scope.stmt).second)
+        loop_vars_.push_back(*scope.var);
+    if (s.kind == StmtKind::For && s.target && s.target->kind == ExprKind::Name)
+      loop_symbols_.insert(prover_.symbol(*s.target));
+    check_uses(s);
+    switch (s.kind) {
+    case StmtKind::Expr:
+      if (s.value && s.value->kind == ExprKind::Call)
+        call_statement(s, *s.value);
+      break;
+    case StmtKind::Assign:
+      if (s.targets.size() != 1) {
+        for (const auto &t : s.targets)
+          if (t->kind != ExprKind::Name)
+            refuse("an assignment to several targets", s);
+        break;
+      }
+      assignment(s, *s.targets[0], s.value.get(), false);
+      break;
+    case StmtKind::AnnAssign:
+      if (s.target)
+        assignment(s, *s.target, s.value.get(), false);
+      break;
+    case StmtKind::AugAssign:
+      if (s.target)
+        assignment(s, *s.target, s.value.get(), true);
+      break;
+    case StmtKind::For:
+      if (s.target && s.target->kind == ExprKind::Name && s.value && reads_memory(*s.value))
+        tainted_loops_.insert(prover_.symbol(*s.target));
+      break;
+    default:
+      break;
+    }
+  }
+
+  int here() {
+    if (current_ < 0)
+      current_ = context(*current_path_);
+    return current_;
+  }
+
+  static bool reads_memory(const Expr &e) {
+    if (e.kind == ExprKind::Subscript)
+      return true;
+    for (const auto &op : e.operands)
+      if (op && reads_memory(*op))
+        return true;
+    for (const auto &k : e.keywords)
+      if (k.value && reads_memory(*k.value))
+        return true;
+    return false;
+  }
+
+  // A tensor whose memory the proof follows: a global parameter, a
+  // make_shared / full / make_local local made once, a scalar accumulator.
+  Root *root_of(const sema::Symbol *s) {
+    if (!s)
+      return nullptr;
+    if (auto it = roots_.find(s); it != roots_.end())
+      return &it->second;
+    if (s->kind == sema::SymbolKind::Parameter && s->type.is_tensor() &&
+        s->type.tensor->space == sema::MemorySpace::Global) {
+      Root r;
+      r.space = Space::Global;
+      r.rank = s->type.tensor->shape.size();
+      if (!s->type.tensor->strides.empty() || s->type.tensor->swizzled)
+        return nullptr;
+      return &roots_.emplace(s, std::move(r)).first->second;
+    }
+    return nullptr;
+  }
+
+  bool is_tensor_name(const Expr &e) const {
+    const sema::Symbol *s = prover_.symbol(e);
+    return s && s->type.is_tensor();
+  }
+
+  // Every use of a tensor name must be a subscript's base (or tag's and
+  // assert_covered's operand): anything else (an alias, a whole-tensor
+  // argument, a method) could move data the proof does not see.
+  void check_uses(const Stmt &s) {
+    std::function<void(const Expr &, bool)> visit = [&](const Expr &e, bool allowed) {
+      if (e.kind == ExprKind::Name) {
+        if (!allowed && is_tensor_name(e))
+          refuse("the tensor " + e.name + " is used whole, which the proof does not follow", s);
+        return;
+      }
+      if (e.kind == ExprKind::Subscript) {
+        if (e.operands[0]->kind != ExprKind::Name)
+          refuse("a subscript of something other than a tensor's name", s);
+        else
+          visit(*e.operands[0], true);
+        for (size_t i = 1; i < e.operands.size(); ++i)
+          if (e.operands[i])
+            visit(*e.operands[i], false);
+        return;
+      }
+      if (e.kind == ExprKind::Call) {
+        const BuiltinId id = sema_.builtin_of(e);
+        const bool annotation = id == BuiltinId::Tag || id == BuiltinId::AssertCovered;
+        for (size_t i = 0; i < e.operands.size(); ++i)
+          if (e.operands[i])
+            visit(*e.operands[i], annotation && i == 1); // operands[0] is the callee
+        for (const auto &k : e.keywords)
+          if (k.value)
+            visit(*k.value, false);
+        return;
+      }
+      for (const auto &op : e.operands)
+        if (op)
+          visit(*op, false);
+    };
+    if (s.kind == StmtKind::For || s.kind == StmtKind::If || s.kind == StmtKind::While) {
+      if (s.value)
+        visit(*s.value, false);
+      return;
+    }
+    if (s.value) {
+      // A tensor constructor's result is the name it is assigned to.
+      const bool constructor =
+          s.value->kind == ExprKind::Call && is_tensor_constructor(sema_.builtin_of(*s.value));
+      if (!constructor)
+        visit(*s.value, false);
+    }
+    for (const auto &t : s.targets)
+      if (t->kind != ExprKind::Name)
+        visit(*t, false);
+    if (s.target && s.target->kind != ExprKind::Name)
+      visit(*s.target, false);
+  }
+
+  void call_statement(const Stmt &s, const Expr &call) {
+    const BuiltinId id = sema_.builtin_of(call);
+    if (id == BuiltinId::Tag) {
+      declare_tag(s, call);
+    } else if (id == BuiltinId::ResetTags) {
+      refuse("reset_tags() is not in the proof", s);
+    } else if (id == BuiltinId::AssertTagEq) {
+      if (tags_unmodeled_.empty())
+        tags_unmodeled_ = "assert_tag_eq is not in the proof yet (line " +
+                          std::to_string(s.range.begin.line + 1) + ")";
+    } else if (id == BuiltinId::AssertTag) {
+      assert_tag(s, call);
+    }
+  }
+
+  void declare_tag(const Stmt &s, const Expr &call) {
+    if (call.arg_count() < 2 || call.arg(0).kind != ExprKind::Name)
+      return refuse("tag() of something other than a tensor parameter", s);
+    Root *r = root_of(prover_.symbol(call.arg(0)));
+    if (!r)
+      return refuse("tag() of a tensor the proof does not follow", s);
+    if (!prover_.scopes().empty())
+      return refuse("tag() under a condition or in a loop", s);
+    if (r->tagged || r->accessed)
+      return refuse("tag() of a tensor already tagged or accessed", s);
+    r->tagged = true;
+    for (size_t d = 0; d < r->rank; ++d)
+      r->coords.push_back(
+          ctx_.int_const(("tag." + call.arg(0).name + "." + std::to_string(d)).c_str()));
+    const Expr &fn = call.arg(1);
+    if (fn.kind == ExprKind::Tuple) {
+      for (size_t d = 0; d < fn.operands.size() && d < r->rank; ++d)
+        if (fn.operands[d]->kind == ExprKind::String)
+          r->declared.insert_or_assign(fn.operands[d]->name, r->coords[d]);
+      return;
+    }
+    if (fn.kind == ExprKind::Lambda && !fn.operands.empty() &&
+        fn.operands[0]->kind == ExprKind::Dict) {
+      std::map<std::string, z3::expr> params;
+      for (size_t p = 0; p < fn.lambda_params.size() && p < r->rank; ++p)
+        params.insert_or_assign(fn.lambda_params[p].name, r->coords[p]);
+      const Expr &dict = *fn.operands[0];
+      for (size_t k = 0; k + 1 < dict.operands.size(); k += 2) {
+        if (dict.operands[k]->kind != ExprKind::String)
+          continue;
+        auto t = prover_.integer_with(*dict.operands[k + 1], params);
+        if (!t)
+          return refuse("a tag function the proof does not translate", s);
+        r->declared.insert_or_assign(dict.operands[k]->name, *t);
+      }
+      return;
+    }
+    refuse("a tag() record the proof does not read", s);
+  }
+
+  void assert_tag(const Stmt &s, const Expr &call) {
+    if (call.arg_count() < 2 || call.arg(1).kind != ExprKind::Dict) {
+      tags_unmodeled_ = "an assert_tag the proof does not read";
+      return;
+    }
+    if (!prover_.exact_here()) {
+      if (tags_unmodeled_.empty())
+        tags_unmodeled_ = "an assert_tag under a condition or loop the proof does not follow "
+                          "(line " +
+                          std::to_string(s.range.begin.line + 1) + ")";
+      return;
+    }
+    const int value = tree(call.arg(0));
+    const Expr &dict = call.arg(1);
+    for (size_t k = 0; k + 1 < dict.operands.size(); k += 2) {
+      if (dict.operands[k]->kind != ExprKind::String)
+        continue;
+      obligations_.push_back(Obligation{false, here(), value, dict.operands[k]->name,
+                                        prover_.integer(*dict.operands[k + 1]), &s});
+    }
+  }
+
+  void assignment(const Stmt &s, const Expr &target, const Expr *value, bool aug) {
+    if (target.kind == ExprKind::Name) {
+      const sema::Symbol *sym = prover_.symbol(target);
+      if (!sym || !value)
+        return;
+      const bool accumulator = plain_[sym] == 1 && aug_[sym] >= 1;
+      if (aug) {
+        if (!roots_.count(sym))
+          return refuse("an update of '" + sym->name + "' before its first assignment", s);
+        if (!prover_.exact_here())
+          return refuse("an update under a condition or loop the proof does not follow", s);
+        add_write(s, sym, {}, true, *value);
+        return;
+      }
+      if (plain_[sym] != 1) {
+        // A scalar register assigned several times: a cell of its own, each
+        // assignment a write (the first is its initial value).
+        if (sym->type.is_tensor())
+          return;
+        if (!prover_.exact_here())
+          return refuse("an assignment under a condition or loop the proof does not follow", s);
+        if (!roots_.count(sym)) {
+          Root r;
+          r.space = Space::Local;
+          roots_.emplace(sym, std::move(r));
+        }
+        add_write(s, sym, {}, false, *value);
+        return;
+      }
+      if (value->kind == ExprKind::Call && is_tensor_constructor(sema_.builtin_of(*value)))
+        return make_local(s, *sym, *value);
+      if (accumulator) {
+        Root r;
+        r.space = Space::Local;
+        r.def_context = here();
+        r.fill = tree(*value);
+        roots_.insert_or_assign(sym, std::move(r));
+        return;
+      }
+      if (prover_.exact_here())
+        definitions_.insert_or_assign(sym, std::make_pair(tree(*value), here()));
+      return;
+    }
+    if (target.kind != ExprKind::Subscript) {
+      if (reads_memory(target))
+        refuse("an assignment to a tuple holding a subscript", s);
+      return;
+    }
+    const Expr &base = *target.operands[0];
+    Root *r = base.kind == ExprKind::Name ? root_of(prover_.symbol(base)) : nullptr;
+    if (!r)
+      return refuse("a write to a tensor the proof does not follow", s);
+    if (!prover_.exact_here())
+      return refuse("a write under a condition or loop the proof does not follow", s);
+    if (target.operands.size() - 1 != r->rank)
+      return refuse("a write of part of a tensor (fewer indices than its rank)", s);
+    std::vector<z3::expr> index;
+    for (size_t d = 1; d < target.operands.size(); ++d) {
+      auto t = prover_.integer(*target.operands[d]);
+      if (!t)
+        return refuse("a write whose index is not a closed form", s);
+      index.push_back(*t);
+    }
+    if (!value)
+      return;
+    add_write(s, prover_.symbol(base), std::move(index), aug, *value);
+  }
+
+  void add_write(const Stmt &stmt, const sema::Symbol *sym, std::vector<z3::expr> index, bool aug,
+                 const Expr &value) {
+    Root &r = roots_.at(sym);
+    r.accessed = true;
+    Write w;
+    w.root = sym;
+    w.context = here();
+    w.index = std::move(index);
+    w.aug = aug;
+    w.value = tree(value);
+    // The store contract: the value stored (for an update, the cell joined
+    // with it) carries each declared field as the element's, or not at all.
+    if (r.space == Space::Global && r.tagged) {
+      Subst at;
+      for (size_t d = 0; d < r.coords.size() && d < w.index.size(); ++d)
+        at.emplace_back(r.coords[d], w.index[d]);
+      const int stored = aug ? join({read_root(sym, w.index), w.value}) : w.value;
+      for (const auto &[field, term] : r.declared)
+        obligations_.push_back(Obligation{true, w.context, stored, field, apply(at, term), &stmt});
+    }
+    r.writes.push_back(writes_.size());
+    writes_.push_back(std::move(w));
+  }
+
+  // make_shared / full / make_local assigned once: a root of constant shape.
+  void make_local(const Stmt &s, const sema::Symbol &sym, const Expr &call) {
+    const BuiltinId id = sema_.builtin_of(call);
+    if (!sym.type.is_tensor() || !sym.type.tensor->strides.empty() || sym.type.tensor->swizzled)
+      return refuse("a tensor with a layout of its own (the proof takes row-major ones)", s);
+    for (const auto &k : call.keywords)
+      if (k.name != "value" && k.name != "dtype" && k.name != "shape")
+        return refuse("a tensor made with '" + k.name + "'", s);
+    const size_t positional = id == BuiltinId::Full ? 3 : 2;
+    if (call.arg_count() > positional)
+      return refuse("a tensor made with a layout", s);
+    Root r;
+    r.space = id == BuiltinId::MakeShared ? Space::Shared : Space::Local;
+    std::vector<int64_t> extents;
+    for (const sema::Dim &d : sym.type.tensor->shape) {
+      if (!d.value)
+        return refuse("a tensor of a shape that is not constant", s);
+      extents.push_back(*d.value);
+    }
+    r.rank = extents.size();
+    r.strides.assign(extents.size(), 1);
+    for (size_t d = extents.size(); d-- > 1;)
+      r.strides[d - 1] = r.strides[d] * extents[d];
+    r.def_context = here();
+    if (id == BuiltinId::Full) {
+      const Expr *fill = call.arg_count() >= 2 ? &call.arg(1) : nullptr;
+      for (const auto &k : call.keywords)
+        if (k.name == "value")
+          fill = k.value.get();
+      r.fill = fill ? tree(*fill) : absent();
+    }
+    roots_.insert_or_assign(&sym, std::move(r));
+  }
+
+  // ------------------------------------------------------------ value trees
+
+  int add(Node n) {
+    nodes_.push_back(std::move(n));
+    return static_cast<int>(nodes_.size()) - 1;
+  }
+  int absent() { return add(Node{Node::Kind::Absent, {}, nullptr, {}, -1, {}}); }
+  int unknown(std::string why) {
+    return add(Node{Node::Kind::Unknown, {}, nullptr, {}, -1, std::move(why)});
+  }
+  int join(std::vector<int> children, Node::Kind kind = Node::Kind::Join) {
+    return add(Node{kind, std::move(children), nullptr, {}, -1, {}});
+  }
+
+  int tree(const Expr &e) {
+    if (sema_.float_values.count(&e))
+      return absent();
+    switch (e.kind) {
+    case ExprKind::Int:
+    case ExprKind::Float:
+    case ExprKind::Bool:
+      return absent();
+    case ExprKind::Name:
+      return name(e);
+    case ExprKind::Unary:
+      if (e.unary_op == ast::UnaryOp::Not)
+        return unknown("a logical not");
+      return join({tree(*e.operands[0])});
+    case ExprKind::Binary:
+      return join({tree(*e.operands[0]), tree(*e.operands[1])});
+    case ExprKind::Conditional: {
+      const sema::Type *t = sema_.type_of(e);
+      if (t && t->is_tensor())
+        return unknown("a tensor chosen by a condition");
+      return join({tree(*e.operands[1]), tree(*e.operands[2])}, Node::Kind::Either);
+    }
+    case ExprKind::Call:
+      return call(e);
+    case ExprKind::Subscript:
+      return read(e);
+    default:
+      return unknown("an expression the proof does not model");
+    }
+  }
+
+  int name(const Expr &e) {
+    const sema::Symbol *s = prover_.symbol(e);
+    if (!s)
+      return unknown("a name the proof does not know");
+    if (s->value)
+      return absent();
+    if (is_loop_variable(s) && (plain_.count(s) || aug_.count(s)))
+      return unknown("'" + e.name + "', a loop variable also assigned elsewhere");
+    if (auto it = roots_.find(s); it != roots_.end())
+      return it->second.rank == 0 ? read_root(s, {}) : unknown("a whole tensor");
+    if (auto def = definitions_.find(s); def != definitions_.end()) {
+      // Its one assignment runs before this point in every iteration of the
+      // loops around it (it is in a block around this one).
+      if (!is_prefix(contexts_[static_cast<size_t>(def->second.second)].scopes, prover_.scopes()))
+        return unknown("'" + e.name + "', assigned in a branch or loop this use is not in");
+      return def->second.first;
+    }
+    if (is_loop_variable(s))
+      return tainted_loops_.count(s) ? unknown("a loop variable whose range reads memory")
+                                     : absent();
+    // An integer parameter the kernel never assigns: a size or a flag, no tag.
+    if (s->kind == sema::SymbolKind::Parameter && !s->type.is_tensor() && !plain_.count(s) &&
+        !aug_.count(s))
+      return absent();
+    return unknown("'" + e.name + "', a name the proof does not follow");
+  }
+
+  bool is_loop_variable(const sema::Symbol *s) const { return loop_symbols_.count(s) != 0; }
+
+  int call(const Expr &e) {
+    const sema::CallTarget target = sema_.call_of(e);
+    if (target.kind == sema::CallKind::Cast)
+      return e.arg_count() ? join({tree(e.arg(0))}) : absent();
+    if (target.kind != sema::CallKind::Builtin)
+      return unknown("a call the proof does not model");
+    using enum BuiltinId;
+    const BuiltinId id = target.builtin;
+    if (is_launch_coordinate(id))
+      return absent();
+    std::vector<int> args;
+    const auto all = [&](size_t n) {
+      for (size_t i = 0; i < n && i < e.arg_count(); ++i)
+        args.push_back(tree(e.arg(i)));
+      return join(std::move(args));
+    };
+    switch (id) {
+    case Min:
+    case Max:
+    case Cdiv:
+      return all(2);
+    case Abs:
+    case Convert:
+    case Bitcast:
+      return all(1);
+    case Fma:
+      return all(3);
+    default:
+      if (is_unary_math(id))
+        return all(1);
+      return unknown("'" + builtin_name(id) + "', which the proof does not model");
+    }
+  }
+
+  int read_root(const sema::Symbol *s, std::vector<z3::expr> index) {
+    Node n{Node::Kind::Read, {}, s, std::move(index), here(), {}};
+    roots_.at(s).accessed = true;
+    return add(std::move(n));
+  }
+
+  int read(const Expr &e) {
+    const Expr &base = *e.operands[0];
+    Root *r = base.kind == ExprKind::Name ? root_of(prover_.symbol(base)) : nullptr;
+    if (!r)
+      return unknown("an element of a tensor the proof does not follow");
+    if (e.operands.size() - 1 != r->rank)
+      return unknown("part of a tensor (fewer indices than its rank)");
+    std::vector<z3::expr> index;
+    for (size_t d = 1; d < e.operands.size(); ++d) {
+      auto t = prover_.integer(*e.operands[d]);
+      if (!t)
+        return unknown("an index that is not a closed form");
+      index.push_back(*t);
+    }
+    return read_root(prover_.symbol(base), std::move(index));
+  }
+
+  // ------------------------------------------------------------ the formulas
+
+  z3::expr apply(const Subst &s, const z3::expr &e) {
+    if (s.empty())
+      return e;
+    z3::expr_vector from(ctx_), to(ctx_);
+    for (const auto &[a, b] : s) {
+      from.push_back(a);
+      to.push_back(b);
+    }
+    return z3::expr(e).substitute(from, to);
+  }
+
+  z3::expr fresh(const z3::expr &c) {
+    return ctx_.int_const((c.decl().name().str() + "!" + std::to_string(fresh_++)).c_str());
+  }
+
+  // A fresh copy of a write to memory read under `read` (the reader's
+  // thread and block): new loop variables, a new thread for shared and
+  // global memory, a new block for global memory; local memory is the
+  // reader's own. `range` gets the new ids' bounds.
+  Subst copy_of(Space space, const Subst &read, z3::expr &range) {
+    Subst s;
+    for (const z3::expr &v : loop_vars_)
+      s.emplace_back(v, fresh(v));
+    range = ctx_.bool_val(true);
+    for (size_t d = 0; d < 3; ++d) {
+      const z3::expr t = prover_.thread_ids()[d];
+      if (space == Space::Local) {
+        s.emplace_back(t, apply(read, t));
+        continue;
+      }
+      const z3::expr t2 = fresh(t);
+      s.emplace_back(t, t2);
+      range = range && t2 >= 0 && t2 < ctx_.int_val(prover_.block_dim(d));
+    }
+    for (size_t d = 0; d < 3; ++d) {
+      const z3::expr b = prover_.block_ids()[d];
+      if (space != Space::Global) {
+        s.emplace_back(b, apply(read, b));
+        continue;
+      }
+      const z3::expr b2 = fresh(b);
+      s.emplace_back(b, b2);
+      range = range && b2 >= 0 && b2 < prover_.grid()[d];
+    }
+    return s;
+  }
+
+  // The same cell: equal indices of a global tensor (its indices are proved
+  // in bounds), the same row-major offset in shared and local memory.
+  z3::expr same_cell(const Root &r, const std::vector<z3::expr> &a,
+                     const std::vector<z3::expr> &b) {
+    if (r.space == Space::Global) {
+      z3::expr same = ctx_.bool_val(true);
+      for (size_t d = 0; d < a.size() && d < b.size(); ++d)
+        same = same && a[d] == b[d];
+      return same;
+    }
+    z3::expr x = ctx_.int_val(0), y = ctx_.int_val(0);
+    for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
+      x = x + a[d] * ctx_.int_val(r.strides[d]);
+      y = y + b[d] * ctx_.int_val(r.strides[d]);
+    }
+    return x == y;
+  }
+
+  struct Goal {
+    const std::string &field;
+    const z3::expr &expected;
+    int budget = 400; // node visits: a bound on the formula's size
+    std::string why;  // the first thing not modelled
+    // Roots being expanded, with the cell: a read of that cell inside a write
+    // to it holds by induction over the cell's writes (see read_formula).
+    std::map<const sema::Symbol *, std::vector<z3::expr>> open;
+  };
+
+  using Term = std::optional<z3::expr>;
+
+  Term fail(Goal &g, std::string why) {
+    if (g.why.empty())
+      g.why = std::move(why);
+    return std::nullopt;
+  }
+
+  // f of node n is absent or E.
+  Term same(int n, const Subst &s, Goal &g) {
+    if (--g.budget < 0)
+      return fail(g, "the value's history is too large for the proof");
+    const Node &node = nodes_[static_cast<size_t>(n)];
+    switch (node.kind) {
+    case Node::Kind::Absent:
+      return ctx_.bool_val(true);
+    case Node::Kind::Unknown:
+      return fail(g, node.why);
+    case Node::Kind::Join:
+    case Node::Kind::Either: {
+      z3::expr all = ctx_.bool_val(true);
+      for (int c : node.children) {
+        Term t = same(c, s, g);
+        if (!t)
+          return std::nullopt;
+        all = all && *t;
+      }
+      return all;
+    }
+    case Node::Kind::Read:
+      return read_formula(node, s, g, false);
+    }
+    return std::nullopt;
+  }
+
+  // f of node n is present and E.
+  Term holds(int n, const Subst &s, Goal &g) {
+    if (--g.budget < 0)
+      return fail(g, "the value's history is too large for the proof");
+    const Node &node = nodes_[static_cast<size_t>(n)];
+    switch (node.kind) {
+    case Node::Kind::Absent:
+      return ctx_.bool_val(false);
+    case Node::Kind::Unknown:
+      return fail(g, node.why);
+    case Node::Kind::Join: {
+      z3::expr all = ctx_.bool_val(true), some = ctx_.bool_val(false);
+      for (int c : node.children) {
+        Term a = same(c, s, g), h = holds(c, s, g);
+        if (!a || !h)
+          return std::nullopt;
+        all = all && *a;
+        some = some || *h;
+      }
+      return all && some;
+    }
+    case Node::Kind::Either: {
+      z3::expr all = ctx_.bool_val(true);
+      for (int c : node.children) {
+        Term h = holds(c, s, g);
+        if (!h)
+          return std::nullopt;
+        all = all && *h;
+      }
+      return all;
+    }
+    case Node::Kind::Read:
+      return read_formula(node, s, g, true);
+    }
+    return std::nullopt;
+  }
+
+  // A read of a cell is one of the writes the cell had (or its first state:
+  // a global tensor's tag(), a local's fill, or no write at all, which the
+  // interpreter reports as an uninitialized read and assertions skip).
+  Term read_formula(const Node &node, const Subst &s, Goal &g, bool present) {
+    const Root &r = roots_.at(node.root);
+    std::vector<z3::expr> cell;
+    for (const z3::expr &i : node.index)
+      cell.push_back(apply(s, i));
+    if (auto open = g.open.find(node.root); open != g.open.end()) {
+      // A read of the cell being expanded, in the value of a write to it:
+      // every earlier state of the cell has the property (induction over
+      // its writes in time; the first state is checked with them), except
+      // that a filled accumulator's first state is absent, which `holds`
+      // cannot use. Another cell of the same tensor is not followed.
+      if (present && r.fill >= 0)
+        return fail(g, "a value of " + node.root->name + " that depends on " + node.root->name);
+      return same_cell(r, cell, open->second);
+    }
+    g.open.emplace(node.root, cell);
+    z3::expr out = ctx_.bool_val(true);
+    if (r.space == Space::Global && r.tagged) {
+      auto f = r.declared.find(g.field);
+      if (f != r.declared.end()) {
+        Subst at;
+        for (size_t d = 0; d < r.coords.size() && d < cell.size(); ++d)
+          at.emplace_back(r.coords[d], cell[d]);
+        out = apply(at, f->second) == g.expected;
+      } else {
+        out = ctx_.bool_val(!present);
+      }
+    } else if (r.space == Space::Global && present) {
+      out = ctx_.bool_val(false); // untagged host data
+    }
+    for (size_t wi : r.writes) {
+      const Write &w = writes_[wi];
+      z3::expr range = ctx_.bool_val(true);
+      const Subst ws = copy_of(r.space, s, range);
+      std::vector<z3::expr> at;
+      for (const z3::expr &i : w.index)
+        at.push_back(apply(ws, i));
+      const z3::expr reaches = range && apply(ws, contexts_[static_cast<size_t>(w.context)].path) &&
+                               same_cell(r, at, cell);
+      // The last plain write decides presence; updates after it must agree.
+      Term t = present && !w.aug ? holds(w.value, ws, g) : same(w.value, ws, g);
+      if (!t) {
+        g.open.erase(node.root);
+        return std::nullopt;
+      }
+      out = out && z3::implies(reaches, *t);
+    }
+    if (r.fill >= 0) {
+      z3::expr range = ctx_.bool_val(true);
+      Term t = same(r.fill, copy_of(Space::Local, s, range), g);
+      if (!t) {
+        g.open.erase(node.root);
+        return std::nullopt;
+      }
+      out = out && *t;
+      if (present) {
+        Term w = witness(r, node, cell, s, g);
+        if (!w) {
+          g.open.erase(node.root);
+          return std::nullopt;
+        }
+        out = out && *w;
+      }
+    }
+    g.open.erase(node.root);
+    return out;
+  }
+
+  // Some write of the accumulator that holds runs before the read and after
+  // the accumulator was made: a disjunction over its writes, each at one
+  // iteration (the read's, in the loops around both; else the loop's first,
+  // or the read's index where the write's index is that loop's variable).
+  Term witness(const Root &r, const Node &read, const std::vector<z3::expr> &cell, const Subst &s,
+               Goal &g) {
+    const Context &rc = contexts_[static_cast<size_t>(read.context)];
+    const Context &dc = contexts_[static_cast<size_t>(r.def_context)];
+    if (!is_prefix(dc.scopes, rc.scopes) || dc.order >= rc.order)
+      return ctx_.bool_val(false);
+    z3::expr some = ctx_.bool_val(false);
+    for (size_t wi : r.writes) {
+      const Write &w = writes_[wi];
+      const Context &wc = contexts_[static_cast<size_t>(w.context)];
+      if (!is_prefix(dc.scopes, wc.scopes) || dc.order >= wc.order || wc.order >= rc.order)
+        continue;
+      size_t common = 0;
+      while (common < wc.scopes.size() && common < rc.scopes.size() &&
+             wc.scopes[common] == rc.scopes[common])
+        ++common;
+      // The read's own thread, block and shared iterations, as the read sees them.
+      Subst ws;
+      for (const z3::expr &t : prover_.thread_ids())
+        ws.emplace_back(t, apply(s, t));
+      for (const z3::expr &b : prover_.block_ids())
+        ws.emplace_back(b, apply(s, b));
+      bool ok = true;
+      for (size_t k = 0; k < wc.scopes.size() && ok; ++k) {
+        const Scope &scope = wc.scopes[k];
+        if (!scope.var)
+          continue;
+        if (k < common) {
+          ws.emplace_back(*scope.var, apply(s, *scope.var));
+          continue;
+        }
+        std::optional<z3::expr> value;
+        for (size_t d = 0; d < w.index.size() && d < cell.size(); ++d)
+          if (z3::eq(w.index[d].simplify(), scope.var->simplify()))
+            value = cell[d];
+        if (!value && scope.start)
+          value = apply(ws, *scope.start);
+        if (!value)
+          ok = false;
+        else
+          ws.emplace_back(*scope.var, *value);
+      }
+      if (!ok)
+        continue;
+      // Loop variables of no loop around the write (a local from a loop that
+      // ended) may be anything: fresh, so the witness holds for every value.
+      for (const z3::expr &v : loop_vars_)
+        if (std::none_of(ws.begin(), ws.end(), [&](const auto &p) { return z3::eq(p.first, v); }))
+          ws.emplace_back(v, fresh(v));
+      std::vector<z3::expr> at;
+      for (const z3::expr &i : w.index)
+        at.push_back(apply(ws, i));
+      Term h = holds(w.value, ws, g);
+      if (!h)
+        return std::nullopt;
+      some = some || (apply(ws, wc.path) && same_cell(r, at, cell) && *h);
+    }
+    return some;
+  }
+
+  static const char *check_of(const Obligation &o) { return o.store ? "store" : "assert_tag"; }
+
+  static bool reported_at(const KernelReport &report, const Obligation &o) {
+    for (const Violation &v : report.violations)
+      if (v.kind == "tag-mismatch" && v.check == check_of(o) &&
+          v.range.begin.line == o.stmt->range.begin.line)
+        return true;
+    return false;
+  }
+
+  // Empty when proved (or violated, and reported); otherwise why not.
+  std::string prove(z3::solver &solver, const Obligation &o, KernelReport &report) {
+    const std::string what = std::string(o.store ? "the store at " : "the assert_tag at ") +
+                             "line " + std::to_string(o.stmt->range.begin.line + 1) + ", field " +
+                             o.field;
+    if (reported_at(report, o))
+      return {}; // violated at an instance already: the verdict says so
+    if (!o.expected)
+      return what + ": its value is not a closed form";
+    Goal g{o.field, *o.expected, 400, {}, {}};
+    const Term goal = o.store ? same(o.value, {}, g) : holds(o.value, {}, g);
+    if (!goal)
+      return what + ": " + g.why;
+    const z3::expr &path = contexts_[static_cast<size_t>(o.context)].path;
+    solver.push();
+    solver.add(path);
+    solver.add(!*goal);
+    const z3::check_result r = solver.check();
+    solver.pop();
+    if (r == z3::unsat) {
+      ++report.proofs;
+      return {};
+    }
+    if (r == z3::unknown)
+      return what + ": Z3 did not decide it within " + std::to_string(options_.query_timeout_ms) +
+             " ms";
+    ++report.proof_failures;
+    if (replay(o, path && !*goal, report))
+      return {};
+    return what + ": Z3 found sizes, threads or iterations where the proof's over-approximation "
+                  "of the value's history does not give it, and the interpreter did not confirm "
+                  "a mismatch there";
+  }
+
+  // The smallest sizes (then the lowest block) of a counterexample, run on
+  // the interpreter: only a mismatch it finds there is reported.
+  bool replay(const Obligation &o, const z3::expr &counterexample, KernelReport &report) {
+    z3::optimize opt(ctx_);
+    z3::params op(ctx_);
+    op.set("timeout", options_.query_timeout_ms);
+    opt.set(op);
+    for (const auto &f : prover_.facts())
+      opt.add(f);
+    opt.add(counterexample);
+    opt.minimize(prover_.size_sum());
+    for (size_t d = 3; d-- > 0;)
+      opt.minimize(prover_.block_ids()[d]);
+    if (opt.check() != z3::sat)
+      return false;
+    const z3::model model = opt.get_model();
+    CheckerOptions concrete = options_;
+    concrete.symbolic = false;
+    Machine machine(file_, kernel_, concrete);
+    machine.run(prover_.sizes_of(model), {prover_.block_of(model)});
+    for (Violation &v : machine.take_violations())
+      if (v.kind == "tag-mismatch" && v.check == check_of(o) &&
+          v.range.begin.line == o.stmt->range.begin.line) {
+        v.data["found_by"] = "z3";
+        report.violations.push_back(std::move(v));
+        return true;
+      }
+    return false;
+  }
+
+  const CheckedFile &file_;
+  const sema::SemaResult &sema_;
+  const sema::FunctionInfo &kernel_;
+  const CheckerOptions &options_;
+  z3::context &ctx_;
+  BoundsProver prover_;
+
+  std::map<const sema::Symbol *, int> plain_, aug_;
+  std::map<const sema::Symbol *, Root> roots_;
+  std::map<const sema::Symbol *, std::pair<int, int>> definitions_; // tree, context
+  std::set<const sema::Symbol *> loop_symbols_, tainted_loops_;
+  std::set<const Stmt *> noted_loops_;
+  std::vector<z3::expr> loop_vars_; // every loop the walk followed: each copy renames them all
+  std::vector<Context> contexts_;
+  std::vector<Node> nodes_;
+  std::vector<Write> writes_;
+  std::vector<Obligation> obligations_;
+  std::string refused_;        // the kernel is outside the proof's fragment
+  std::string tags_unmodeled_; // an assertion the proof does not take
+  size_t order_ = 0;
+  int current_ = -1;
+  const std::vector<z3::expr> *current_path_ = nullptr;
+  int fresh_ = 0;
+};
+
+} // namespace
+
+void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                              const CheckerOptions &options, KernelReport &report,
+                              ProofReach &reach) {
+  const auto refuse = [&](const std::string &why) {
+    reach.tags_why = why;
+    reach.stores_why = why;
+  };
+  if (!options.symbolic)
+    return refuse("the Z3 proofs are off");
+  if (report.interrupted || options.cancelled() || options.past_deadline())
+    return refuse("the check ran past its time limit");
+  const Callees calls = calls_in(*file.sema, *kernel.function);
+  if (calls.any(is_intrinsic) || calls.has(BuiltinId::AsyncCommit) ||
+      calls.has(BuiltinId::AsyncWait))
+    return refuse("the kernel uses hardware intrinsics or async copies, which the proof does "
+                  "not model");
+  if (calls.any(is_shuffle))
+    return refuse("the kernel moves values between lanes (shuffles), which the proof does not "
+                  "model");
+  if (calls.has(BuiltinId::View) || calls.has(BuiltinId::Subview))
+    return refuse("the kernel reads or writes through views, which the proof does not follow");
+  if (calls.device)
+    return refuse("the proof does not inline @device functions");
+  TagProof proof(file, kernel, options);
+  proof.run(reach.global_accesses == reach.global_proved && reach.opaque_tensors.empty(), report,
+            reach.tags_why, reach.stores_why);
+  reach.tags_proved = reach.tags_why.empty();
+  reach.stores_proved = reach.stores_why.empty();
+}
+
+} // namespace argus::check::detail
