@@ -72,13 +72,23 @@ public:
   // `quiet`: a proof the interpreter's instances do not need (the summary's
   // "all sizes"): what it cannot prove is no W0901; a race it finds and the
   // interpreter replays is still an error.
+  // `shared`: the kernel's solver from the bounds proof (its facts are the
+  // first copy's), used in a scope of its own; null: a solver of its own.
   GridRaceProof(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                const CheckerOptions &options, KernelReport &report, bool quiet = false)
+                const CheckerOptions &options, KernelReport &report, z3::solver *shared,
+                bool quiet = false)
       : file_(file), kernel_(kernel), options_(options), report_(report), quiet_(quiet),
-        one_(file, kernel, nullptr, ctx_, ""), two_(file, kernel, nullptr, ctx_, "'") {
+        shared_(shared), one_(file, kernel, nullptr, ctx_, ""),
+        two_(file, kernel, nullptr, ctx_, "'") {
     one_.collect();
     two_.collect();
   }
+  ~GridRaceProof() {
+    if (shared_scope_)
+      shared_->pop();
+  }
+  GridRaceProof(const GridRaceProof &) = delete;
+  GridRaceProof &operator=(const GridRaceProof &) = delete;
 
   // Root tensor → why its races between the pair's threads are not proved.
   // One proof object runs both pairs on the same terms and solver.
@@ -194,6 +204,14 @@ private:
   // One solver for every pair, the facts of both copies asserted once and
   // each pair in a scope of its own (a new default solver costs ~6 ms).
   z3::solver &solver() {
+    if (shared_) {
+      if (!shared_scope_) {
+        shared_->push();
+        shared_->add(two_.facts());
+        shared_scope_ = true;
+      }
+      return *shared_;
+    }
     if (!solver_) {
       solver_.emplace(ctx_);
       z3::params p(ctx_);
@@ -296,6 +314,8 @@ private:
   KernelReport &report_;
   Pair pair_ = Pair::Blocks;
   bool quiet_;
+  z3::solver *shared_ = nullptr;
+  bool shared_scope_ = false;
   z3::context &ctx_ = thread_z3_context();
   std::optional<z3::solver> solver_; // after ctx_: destroyed first
   BoundsProver one_, two_;
@@ -314,7 +334,8 @@ void prove_grid_races(const CheckedFile &file, const sema::FunctionInfo &kernel,
   reach.grid_sampled = true;
   std::map<std::string, std::string> unproved;
   if (options.symbolic)
-    unproved = GridRaceProof(file, kernel, options, report).run(Pair::Blocks);
+    unproved =
+        GridRaceProof(file, kernel, options, report, reach.kernel_solver.get()).run(Pair::Blocks);
   else
     unproved["every global tensor"] = "the Z3 proofs are off";
   reach.grid_proved = unproved.empty();
@@ -365,7 +386,7 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
     reach.races_why = "the proof does not inline @device functions' accesses";
     return false;
   }
-  GridRaceProof proof(file, kernel, options, report, true);
+  GridRaceProof proof(file, kernel, options, report, reach.kernel_solver.get(), true);
   const auto within = proof.run(Pair::ThreadsOfABlock);
   if (!within.empty()) {
     reach.races_why = "within a block, " + reasons(within);

@@ -3,6 +3,9 @@
 
 #include "argus/dsl/checker.h"
 
+#include <z3++.h>
+
+#include <memory>
 #include <set>
 #include <string>
 
@@ -20,6 +23,10 @@ struct ProofReach {
   bool tags_proved = false;             // every assert_tag field proved for all sizes
   bool stores_proved = false;           // every store into a tagged tensor, likewise
   std::string tags_why, stores_why;     // when not: why
+  // The bounds proof's solver with the kernel's facts (sizes, ids, assume),
+  // every query of it in a scope of its own: later proofs of the kernel reuse
+  // it (a new default solver costs ~6 ms to create and check first).
+  std::shared_ptr<z3::solver> kernel_solver;
 };
 
 // What a kernel and the @device functions it reaches call.

@@ -64,7 +64,8 @@ void prove_symbolically(const CheckedFile &file, const sema::FunctionInfo &kerne
   // One solver for the kernel's queries, each in a scope of its own: a new
   // default solver costs ~6 ms to create and first check (its tactic
   // framework), a scope ~0.1 ms.
-  z3::solver solver(prover.ctx());
+  reach.kernel_solver = std::make_shared<z3::solver>(prover.ctx());
+  z3::solver &solver = *reach.kernel_solver;
   z3::params p(prover.ctx());
   p.set("timeout", options.query_timeout_ms);
   solver.set(p);

@@ -108,8 +108,8 @@ public:
   }
 
   // Proves every obligation; `tags_why` / `stores_why` say why not (empty: proved).
-  void run(bool global_bounds_proved, KernelReport &report, std::string &tags_why,
-           std::string &stores_why) {
+  void run(bool global_bounds_proved, z3::solver *shared, KernelReport &report,
+           std::string &tags_why, std::string &stores_why) {
     const auto refuse_all = [&](const std::string &why) {
       tags_why = why;
       stores_why = why;
@@ -123,21 +123,69 @@ public:
                         "elements by their indices)");
     if (!tags_unmodeled_.empty())
       tags_why = tags_unmodeled_;
-    z3::solver solver(ctx_);
-    z3::params p(ctx_);
-    p.set("timeout", options_.query_timeout_ms);
-    solver.set(p);
-    solver.add(prover_.facts());
+    // The bounds proof's solver holds the same facts over the same names (the
+    // same kernel walked in the same order); its own otherwise.
+    std::optional<z3::solver> own;
+    if (!shared) {
+      own.emplace(ctx_);
+      z3::params p(ctx_);
+      p.set("timeout", options_.query_timeout_ms);
+      own->set(p);
+      own->add(prover_.facts());
+    }
+    z3::solver &solver = shared ? *shared : *own;
+    // Each obligation as a counterexample formula (its path and its goal
+    // negated); those the proof cannot state say why.
+    std::vector<std::pair<const Obligation *, z3::expr>> open;
     for (const Obligation &o : obligations_) {
       std::string &why = o.store ? stores_why : tags_why;
+      if (!why.empty() || reported_at(report, o))
+        continue;
+      std::string reason;
+      if (auto cex = counterexample(o, reason))
+        open.emplace_back(&o, *cex);
+      else
+        why = reason;
+    }
+    if (open.empty())
+      return;
+    std::vector<const Obligation *> proved;
+    for (const auto &[o, cex] : open) {
+      std::string &why = o->store ? stores_why : tags_why;
       if (!why.empty())
         continue;
+      if (std::any_of(proved.begin(), proved.end(),
+                      [&, o = o](const Obligation *p) { return implies(*p, *o); })) {
+        ++report.proofs;
+        continue;
+      }
       if (options_.cancelled() || options_.past_deadline()) {
         why = "the check ran past its time limit";
         continue;
       }
-      why = prove(solver, o, report);
+      bool unsat = false;
+      why = prove(solver, *o, cex, report, unsat);
+      if (unsat)
+        proved.push_back(o); // not one that failed and was reported
     }
+  }
+
+  // A proved assert_tag of a read implies the store of that very read (same
+  // cell, same path, same field and value): present and E is absent or E.
+  bool implies(const Obligation &a, const Obligation &b) const {
+    if (a.store || !b.store || a.field != b.field || !a.expected || !b.expected ||
+        !z3::eq(*a.expected, *b.expected))
+      return false;
+    const Node &x = nodes_[static_cast<size_t>(a.value)], &y = nodes_[static_cast<size_t>(b.value)];
+    if (x.kind != Node::Kind::Read || y.kind != Node::Kind::Read || x.root != y.root ||
+        x.index.size() != y.index.size() ||
+        !z3::eq(contexts_[static_cast<size_t>(a.context)].path,
+                contexts_[static_cast<size_t>(b.context)].path))
+      return false;
+    for (size_t d = 0; d < x.index.size(); ++d)
+      if (!z3::eq(x.index[d], y.index[d]))
+        return false;
+    return true;
   }
 
 private:
@@ -937,38 +985,47 @@ private:
     return false;
   }
 
-  // Empty when proved (or violated, and reported); otherwise why not.
-  std::string prove(z3::solver &solver, const Obligation &o, KernelReport &report) {
-    const std::string what = std::string(o.store ? "the store at " : "the assert_tag at ") +
-                             "line " + std::to_string(o.stmt->range.begin.line + 1) + ", field " +
-                             o.field;
-    if (reported_at(report, o))
-      return {}; // violated at an instance already: the verdict says so
-    if (!o.expected)
-      return what + ": its value is not a closed form";
+  std::string what(const Obligation &o) const {
+    return std::string(o.store ? "the store at " : "the assert_tag at ") + "line " +
+           std::to_string(o.stmt->range.begin.line + 1) + ", field " + o.field;
+  }
+
+  // The obligation's path and its goal negated, or nothing (`why` says why).
+  std::optional<z3::expr> counterexample(const Obligation &o, std::string &why) {
+    if (!o.expected) {
+      why = what(o) + ": its value is not a closed form";
+      return std::nullopt;
+    }
     Goal g{o.field, *o.expected, 400, {}, {}};
     const Term goal = o.store ? same(o.value, {}, g) : holds(o.value, {}, g);
-    if (!goal)
-      return what + ": " + g.why;
-    const z3::expr &path = contexts_[static_cast<size_t>(o.context)].path;
+    if (!goal) {
+      why = what(o) + ": " + g.why;
+      return std::nullopt;
+    }
+    return contexts_[static_cast<size_t>(o.context)].path && !*goal;
+  }
+
+  // Empty when proved (or violated, and reported); otherwise why not.
+  std::string prove(z3::solver &solver, const Obligation &o, const z3::expr &cex,
+                    KernelReport &report, bool &unsat) {
     solver.push();
-    solver.add(path);
-    solver.add(!*goal);
+    solver.add(cex);
     const z3::check_result r = solver.check();
     solver.pop();
-    if (r == z3::unsat) {
+    unsat = r == z3::unsat;
+    if (unsat) {
       ++report.proofs;
       return {};
     }
     if (r == z3::unknown)
-      return what + ": Z3 did not decide it within " + std::to_string(options_.query_timeout_ms) +
-             " ms";
+      return what(o) + ": Z3 did not decide it within " +
+             std::to_string(options_.query_timeout_ms) + " ms";
     ++report.proof_failures;
-    if (replay(o, path && !*goal, report))
+    if (replay(o, cex, report))
       return {};
-    return what + ": Z3 found sizes, threads or iterations where the proof's over-approximation "
-                  "of the value's history does not give it, and the interpreter did not confirm "
-                  "a mismatch there";
+    return what(o) + ": Z3 found sizes, threads or iterations where the proof's "
+                     "over-approximation of the value's history does not give it, and the "
+                     "interpreter did not confirm a mismatch there";
   }
 
   // The smallest sizes (then the lowest block) of a counterexample, run on
@@ -989,6 +1046,8 @@ private:
     const z3::model model = opt.get_model();
     CheckerOptions concrete = options_;
     concrete.symbolic = false;
+    // One block only: long loops of a large model run in full.
+    concrete.unroll_bound = std::max<int64_t>(options_.unroll_bound, 1 << 16);
     Machine machine(file_, kernel_, concrete);
     machine.run(prover_.sizes_of(model), {prover_.block_of(model)});
     for (Violation &v : machine.take_violations())
@@ -1052,8 +1111,8 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
   if (calls.device)
     return refuse("the proof does not inline @device functions");
   TagProof proof(file, kernel, options);
-  proof.run(reach.global_accesses == reach.global_proved && reach.opaque_tensors.empty(), report,
-            reach.tags_why, reach.stores_why);
+  proof.run(reach.global_accesses == reach.global_proved && reach.opaque_tensors.empty(),
+            reach.kernel_solver.get(), report, reach.tags_why, reach.stores_why);
   reach.tags_proved = reach.tags_why.empty();
   reach.stores_proved = reach.stores_why.empty();
 }

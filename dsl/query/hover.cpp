@@ -3,6 +3,7 @@
 
 #include "query_support.h"
 
+#include "argus/dsl/layout_svg.h"
 #include "argus/layout/tv_layouts.h"
 
 #include <algorithm>
@@ -104,7 +105,7 @@ std::pair<int64_t, int64_t> element_of(const layout::TvLayout &tv, int thread, i
 }
 
 // The operand layouts of a matrix instruction (its a, b, c parameters).
-std::string operand_layouts(const sema::BuiltinSpec &spec) {
+std::string operand_layouts(const sema::BuiltinSpec &spec, std::vector<std::string> &pictures) {
   const std::string instruction = std::string(spec.ns) + "." + std::string(spec.name);
   std::string md;
   std::string_view citation;
@@ -119,6 +120,7 @@ std::string operand_layouts(const sema::BuiltinSpec &spec) {
           layout::to_string(tv->layout) + "` (" + std::to_string(tv->threads) + " threads × " +
           std::to_string(layout::values_per_thread(*tv)) + " values)";
     citation = tv->citation;
+    pictures.push_back("tv(" + instruction + ", " + operand + ")");
   }
   if (md.empty())
     return "";
@@ -187,7 +189,7 @@ const sema::BuiltinSpec *intrinsic_named(const std::string &dotted) {
 }
 
 std::string fragment_layout(const CheckedFile &file, const ast::Function &f,
-                            const sema::Symbol &symbol) {
+                            const sema::Symbol &symbol, std::vector<std::string> &pictures) {
   std::string md;
   query::for_each_expr(f.body, [&](const Expr &e) {
     if (!md.empty() || e.kind != ExprKind::Call || e.callee().kind != ExprKind::Attribute)
@@ -204,8 +206,10 @@ std::string fragment_layout(const CheckedFile &file, const ast::Function &f,
       std::string operand(spec->params[i].name);
       for (char &c : operand)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (const layout::TvLayout *tv = layout::find_tv_entry(dotted, operand))
+      if (const layout::TvLayout *tv = layout::find_tv_entry(dotted, operand)) {
         md = ownership(*tv, std::string(spec->params[i].name), dotted);
+        pictures.push_back("tv(" + dotted + ", " + operand + ")");
+      }
       return;
     }
   });
@@ -257,7 +261,7 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
   // kernel's verification summary).
   for (const auto &f : file.module.functions)
     if (contains(f.name_range, position))
-      return HoverInfo{f.name_range, describe_function(file, &f, f.name)};
+      return HoverInfo{f.name_range, describe_function(file, &f, f.name), {}};
   const Expr *name = nullptr;
   for (const auto &c : file.module.constants)
     if (!name && c.value && contains(c.range, position))
@@ -285,7 +289,7 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
     if (!spec)
       return std::nullopt;
     hover.markdown = "**intrinsic** `" + dotted + "`\n\n" + query::builtin_documentation(*spec) +
-                     operand_layouts(*spec);
+                     operand_layouts(*spec, hover.pictures);
     return hover;
   }
   auto ref = sema.references.find(name);
@@ -314,13 +318,18 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
     if (symbol->type.is_tensor()) {
       if (auto layout = query::layout_of_symbol(file, function, *symbol)) {
         hover.markdown += "\n\nlayout `" + layout->str() + "`";
+        std::string why_not;
+        // A picture of a grid: rank 2 or more, no swizzle (a rank-1 layout is its text).
+        if (layout->element_bytes <= 1 && layout->str().starts_with("(") &&
+            layout_svg(layout->str(), why_not))
+          hover.pictures.push_back(layout->str());
         if (layout->element_bytes > 1)
           hover.markdown += " (the swizzle acts on byte addresses of " +
                             std::to_string(layout->element_bytes) + "-byte elements)";
       }
       if (function) {
         hover.markdown += tag_records(file, *function, *symbol);
-        hover.markdown += fragment_layout(file, *function, *symbol);
+        hover.markdown += fragment_layout(file, *function, *symbol, hover.pictures);
       }
     }
     return hover;

@@ -98,6 +98,43 @@ const Diagnostic &find_diagnostic(const FullCheck &checked, const json &object,
   return *found;
 }
 
+// The verification summary of every kernel of the document's current check,
+// with the kernel's range: editors show the one under the cursor.
+json verification_command(const json &object, CommandContext &context) {
+  const DocumentSnapshot &document = detail::command_document(object, context);
+  std::shared_ptr<const FullCheck> checked = context.checked;
+  if (!checked || !checked->file->source || checked->file->source->text() != document.text) {
+    auto file = std::make_shared<const CheckedFile>(
+        check_source(document.path, document.text, context.frontend));
+    checked = std::make_shared<const FullCheck>(
+        FullCheck{file, file->diagnostics, false, file->verification});
+  }
+  detail::throw_if_cancelled(context);
+  json kernels = json::array();
+  const CheckedFile &file = *checked->file;
+  if (file.sema)
+    for (const sema::FunctionInfo &fn : file.sema->functions) {
+      if (fn.role != sema::FunctionRole::Kernel || !fn.function)
+        continue;
+      json entry = {
+          {"kernel", fn.function->name},
+          {"range", lsp_range(*file.source, fn.function->range, context.encoding)},
+          {"selectionRange", lsp_range(*file.source, fn.function->name_range, context.encoding)},
+          {"summary", nullptr},
+          {"line", nullptr}};
+      for (const check::VerificationSummary &summary : checked->verification)
+        if (summary.kernel == fn.function->name) {
+          entry["summary"] = check::to_json(summary);
+          entry["line"] = check::summary_line(summary);
+        }
+      kernels.push_back(std::move(entry));
+    }
+  return {{"uri", document.uri},
+          {"version", document.version},
+          {"interrupted", checked->interrupted},
+          {"kernels", std::move(kernels)}};
+}
+
 json explain_command(const json &object, CommandContext &context) {
   const DocumentSnapshot &document = detail::command_document(object, context);
   std::shared_ptr<const FullCheck> checked = context.checked;
@@ -212,8 +249,8 @@ std::vector<std::string> configure_commands(const json &settings,
 }
 
 const std::vector<std::string> &command_names() {
-  static const std::vector<std::string> names = {"argus.compile", "argus.benchmark",
-                                                 "argus.explain", "argus.layout"};
+  static const std::vector<std::string> names = {
+      "argus.compile", "argus.benchmark", "argus.explain", "argus.layout", "argus.verification"};
   return names;
 }
 
@@ -233,6 +270,8 @@ json execute_command(const std::string &command, const json &arguments, CommandC
     return layout_command(detail::command_object(arguments));
   if (command == "argus.explain")
     return explain_command(detail::command_object(arguments), context);
+  if (command == "argus.verification")
+    return verification_command(detail::command_object(arguments), context);
   if (command == "argus.compile")
     return detail::compile_command(detail::command_object(arguments), context);
   if (command == "argus.benchmark")

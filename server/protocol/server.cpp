@@ -302,8 +302,9 @@ bool Server::ready_or_park(const std::string &method, const json &request) {
   }
   const json params = request.value("params", json::object());
   if (method == "workspace/executeCommand" && params.is_object() &&
-      params.value("command", json()) == "argus.explain") {
-    // The explanation is of the current version's check: wait for it.
+      (params.value("command", json()) == "argus.explain" ||
+       params.value("command", json()) == "argus.verification")) {
+    // The explanation (the summary) is of the current version's check: wait for it.
     const auto uri = command_document_uri(params.value("arguments", json::array()));
     const Document *document = uri ? documents_.find(*uri) : nullptr;
     if (document == nullptr || states_[*uri].full_version == document->version)
@@ -478,6 +479,13 @@ json Server::initialize(const json &params) {
         params.value(
             "/capabilities/textDocument/completion/completionItem/snippetSupport"_json_pointer,
             false);
+  } catch (const json::exception &) {
+  }
+  layout_picture_links_ = false;
+  try { // an editor that can open a picture from a command link (the VS Code extension)
+    layout_picture_links_ =
+        params.is_object() &&
+        params.value("/capabilities/experimental/argusLayoutPictures"_json_pointer, false);
   } catch (const json::exception &) {
   }
   client_progress_ = params.is_object() && params.value("capabilities", json::object())
@@ -948,6 +956,44 @@ std::string verification_markdown(const check::VerificationSummary &summary) {
   return out;
 }
 
+// encodeURIComponent, parentheses too (a Markdown link destination ends at one).
+std::string uri_component(std::string_view text) {
+  static const char *hex = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || std::string_view("-_.!~*'").find(ch) != std::string_view::npos) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// The layouts a hover describes, as pictures: a command link the VS Code
+// extension opens (`argus.showLayout`, trusted there for that command only),
+// otherwise the command line that draws it.
+std::string pictures_markdown(const std::vector<std::string> &pictures, bool links) {
+  if (pictures.empty())
+    return "";
+  std::string out = "\n\n**pictures**:";
+  for (const std::string &expr : pictures) {
+    if (links) {
+      out += " [" + expr + "](command:argus.showLayout?" +
+             uri_component(json::array({expr}).dump()) + ")";
+    } else {
+      std::string quoted;
+      for (const char c : expr)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      out += " `argus layout --svg '" + quoted + "'`";
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 // Hover: the name at the position, from the last check of the current text.
@@ -963,7 +1009,7 @@ json Server::hover(const json &params) {
   const auto info = hover_at(file, at);
   if (!info)
     return nullptr;
-  std::string markdown = info->markdown;
+  std::string markdown = info->markdown + pictures_markdown(info->pictures, layout_picture_links_);
   // On a kernel's name: what the check of this very text established (once it has run).
   const DocumentState &state = states_.at(uri);
   if (file.sema && state.full && state.full_version == document->version)

@@ -24,7 +24,7 @@ void Server::execute_command_request(const json &id, const json &params) {
     if (const Document *open = documents_.find(*uri)) {
       document = DocumentSnapshot{
           open->uri, uri_to_path(open->uri), open->text, open->version, nullptr, nullptr};
-      if (command == "argus.explain")
+      if (command == "argus.explain" || command == "argus.verification")
         checked = states_.at(*uri).full; // ready_or_park waited for this version's check
     }
   }

@@ -6,12 +6,17 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace argus {
 
 struct HoverInfo {
   Range range;          // the name the position is on
   std::string markdown; // its kind, type (shape, dtype, memory space), value or documentation
+  // Layout expressions the hover describes that `argus layout --svg` draws
+  // (`tv(nvvm.mma_m16n8k16_bf16_f32, A)`, `(64,34):(34,1)`): the server
+  // links their pictures where the client can show them.
+  std::vector<std::string> pictures;
 };
 
 // The hover of the name (variable, parameter, constant, @device or @kernel

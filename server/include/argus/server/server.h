@@ -100,7 +100,7 @@ private:
     // The line (0-based, in the current text) of the last ranged edit: its
     // kernel is checked first. None after open or a whole-text change.
     std::optional<uint32_t> edited_line;
-    bool published = false; // some diagnostics of this document were pushed
+    bool published = false;                    // some diagnostics of this document were pushed
     std::shared_ptr<std::atomic<bool>> cancel; // of the running check
     std::vector<nlohmann::json> waiting;       // requests waiting for this version's results
   };
@@ -180,9 +180,10 @@ private:
   // The last semantic tokens sent per document, for full/delta.
   SemanticTokensCache semantic_tokens_;
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
-  bool snippet_support_ = false;     // completionItem.snippetSupport offered in initialize
-  CommandSettings command_settings_; // target, runner, benchmark time limit
-  bool client_progress_ = false;     // capabilities.window.workDoneProgress
+  bool snippet_support_ = false;      // completionItem.snippetSupport offered in initialize
+  CommandSettings command_settings_;  // target, runner, benchmark time limit
+  bool client_progress_ = false;      // capabilities.window.workDoneProgress
+  bool layout_picture_links_ = false; // capabilities.experimental.argusLayoutPictures
   // The client pulls diagnostics (capabilities.textDocument.diagnostic): then
   // the server never pushes them too, or the client would list each twice.
   bool pull_client_ = false;
