@@ -21,6 +21,7 @@ const std::string_view kLspHelp =
     "Options:\n"
     "  --log-level=LEVEL  error (default), info or debug; logs go to stderr\n"
     "  --log-file=PATH    append logs to PATH instead of stderr\n"
+    "  --stdio            the transport (the only one; accepted for editors that pass it)\n"
     "  --allow-runner=GLOB\n"
     "                     let the client's \"runner\" setting choose a benchmark runner\n"
     "                     template that matches GLOB (fnmatch; repeatable). Without it\n"
@@ -53,6 +54,9 @@ int run_lsp(std::span<const std::string> args, Environment &env) {
       log_file = arg.substr(11);
     } else if (arg.starts_with("--allow-runner=") && arg.size() > 15) {
       allowed_runners.push_back(arg.substr(15));
+    } else if (arg == "--stdio") {
+      // stdio is the only transport; vscode-languageclient (TransportKind.stdio)
+      // and other clients name it on the command line.
     } else {
       env.err << "argus lsp: error: unknown argument '" << arg << "' (see 'argus help lsp')\n";
       return kExitUsage;

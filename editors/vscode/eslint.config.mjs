@@ -9,7 +9,9 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['test/**/*.js', 'eslint.config.mjs'],
-    languageOptions: { globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly', setTimeout: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

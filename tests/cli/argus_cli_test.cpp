@@ -67,6 +67,20 @@ TEST_F(CliUsageTest, UnknownOptionExitsTwo) {
   }
 }
 
+// vscode-languageclient starts servers with `--stdio`: argus lsp takes it (its
+// one transport) and ends at the end of input (1), where an unknown argument
+// is a usage error (2).
+TEST_F(CliUsageTest, LspTakesStdioAndRefusesUnknownArguments) {
+  const ProcessResult stdio = argus({"lsp", "--stdio"});
+  ASSERT_TRUE(ran_cleanly(stdio));
+  EXPECT_EQ(stdio.exit_code, 1) << stdio.err;
+  EXPECT_EQ(stdio.err.find("unknown argument"), std::string::npos) << stdio.err;
+  const ProcessResult bogus = argus({"lsp", "--pipe"});
+  ASSERT_TRUE(ran_cleanly(bogus));
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_NE(bogus.err.find("unknown argument '--pipe'"), std::string::npos) << bogus.err;
+}
+
 TEST_F(CliUsageTest, UnknownCommandExitsTwo) {
   const ProcessResult result = argus({"chekc", "k.argus"});
   ASSERT_TRUE(ran_cleanly(result));

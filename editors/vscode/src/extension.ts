@@ -1,19 +1,49 @@
 // The Argus extension: `argus lsp` through vscode-languageclient for .argus
 // files, the server's commands (compile, benchmark, generated code, explain,
-// layout) and a status bar item. Decisions from settings are in settings.ts.
+// layout) and a status bar item: the server's state, and the verification
+// summary of the kernel under the cursor. Decisions from settings and what the
+// status shows are in settings.ts.
 import * as vscode from 'vscode';
 import {
+  ClientCapabilities,
+  FeatureState,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
   State,
+  StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { benchmarkTable, escapeHtml, historyLines, serverCommand, serverSettings } from './settings';
+import {
+  KernelVerification,
+  benchmarkTable,
+  escapeHtml,
+  historyLines,
+  kernelAt,
+  kernelStatus,
+  serverCommand,
+  serverSettings,
+} from './settings';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
+let serverStatus = { text: 'Argus', tooltip: 'argus lsp' };
+
+// Hover pictures of layouts are links to this command (the server sends them
+// to a client that declares experimental.argusLayoutPictures); hovers trust it
+// and no other command.
+const showLayoutCommand = 'argus.showLayout';
+const layoutPictures: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), argusLayoutPictures: true };
+  },
+  initialize(): void {},
+  getState(): FeatureState {
+    return { kind: 'static' };
+  },
+  clear(): void {},
+};
 
 function values() {
   const c = vscode.workspace.getConfiguration('argus');
@@ -50,6 +80,15 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     initializationOptions: serverSettings(values()),
     outputChannel: output,
     middleware: {
+      provideHover: async (document, position, token, next) => {
+        const hover = await next(document, position, token);
+        for (const content of hover?.contents ?? []) {
+          if (content instanceof vscode.MarkdownString) {
+            content.isTrusted = { enabledCommands: [showLayoutCommand] };
+          }
+        }
+        return hover;
+      },
       workspace: {
         // The server pulls its `argus` section: the same shape as initializationOptions.
         configuration: (params, token, next) =>
@@ -58,10 +97,14 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     },
   };
   client = new LanguageClient('argus', 'Argus', serverOptions, clientOptions);
+  client.registerFeature(layoutPictures);
   context.subscriptions.push(
     client.onDidChangeState((e) => {
-      status.text = e.newState === State.Running ? '$(check) Argus' : e.newState === State.Starting ? '$(sync~spin) Argus' : '$(error) Argus';
-      status.tooltip = `argus lsp: ${State[e.newState]} (${binary} ${args.join(' ')})`;
+      serverStatus = {
+        text: e.newState === State.Running ? '$(check) Argus' : e.newState === State.Starting ? '$(sync~spin) Argus' : '$(error) Argus',
+        tooltip: `argus lsp: ${State[e.newState]} (${binary} ${args.join(' ')})`,
+      };
+      scheduleStatus();
     }),
   );
   try {
@@ -202,6 +245,12 @@ async function layoutCalculator(): Promise<void> {
     prompt: 'A layout expression, e.g. tv(mma_m16n8k16_bf16, C) or composition((6,2):(8,2), (4,3):(3,1))',
   });
   if (!expr) return;
+  await showLayout(expr);
+}
+
+// A layout and its picture beside the editor (the calculator, and the links of hovers).
+async function showLayout(expr: unknown): Promise<void> {
+  if (typeof expr !== 'string' || expr === '') return;
   const result = await execute<{ result?: string; error?: { message: string }; svg?: string; svgError?: string }>(
     'argus.layout',
     { expr, svg: true },
@@ -214,6 +263,47 @@ async function layoutCalculator(): Promise<void> {
   panel.webview.html =
     `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:;"></head><body>` +
     `<h3>${escapeHtml(expr)}</h3><p><code>${escapeHtml(result.error ? result.error.message : result.result ?? '')}</code></p>${picture}</body></html>`;
+}
+
+// The status bar: the verification summary of the kernel under the cursor
+// (argus.verification, once per document version), else the server's state.
+let statusTimer: ReturnType<typeof setTimeout> | undefined;
+const verified = new Map<string, { version: number; kernels: KernelVerification[] }>();
+
+function scheduleStatus(): void {
+  if (statusTimer) clearTimeout(statusTimer);
+  statusTimer = setTimeout(() => void updateStatus(), 250);
+}
+
+async function updateStatus(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const shown = (s: { text: string; tooltip: string }) => {
+    status.text = s.text;
+    status.tooltip = s.tooltip;
+  };
+  if (!editor || editor.document.languageId !== 'argus' || !client || !client.isRunning()) {
+    shown(serverStatus);
+    return;
+  }
+  const uri = editor.document.uri.toString();
+  const version = editor.document.version;
+  let entry = verified.get(uri);
+  if (!entry || entry.version !== version) {
+    try {
+      const result = (await client.sendRequest('workspace/executeCommand', {
+        command: 'argus.verification',
+        arguments: [{ uri }],
+      })) as { version?: number; kernels?: KernelVerification[] };
+      entry = { version: result.version ?? version, kernels: result.kernels ?? [] };
+      verified.set(uri, entry);
+    } catch {
+      shown(serverStatus);
+      return;
+    }
+  }
+  if (vscode.window.activeTextEditor !== editor) return; // moved on meanwhile
+  const kernel = kernelAt(entry.kernels, editor.selection.active.line);
+  shown(kernel ? kernelStatus(kernel) : serverStatus);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -230,6 +320,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('argus.showGeneratedCode', showGeneratedCode),
     vscode.commands.registerCommand('argus.explainCounterexample', explainCounterexample),
     vscode.commands.registerCommand('argus.layoutCalculator', layoutCalculator),
+    vscode.commands.registerCommand(showLayoutCommand, showLayout),
+    vscode.window.onDidChangeTextEditorSelection(scheduleStatus),
+    vscode.window.onDidChangeActiveTextEditor(scheduleStatus),
+    vscode.languages.onDidChangeDiagnostics(scheduleStatus),
+    vscode.workspace.onDidCloseTextDocument((d) => verified.delete(d.uri.toString())),
     vscode.commands.registerCommand('argus.restartServer', async () => {
       await client?.stop();
       await start(context);

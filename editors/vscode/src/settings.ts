@@ -136,3 +136,45 @@ export function historyLines(history: Step[]): Array<{ line: number; character: 
     };
   });
 }
+
+// argus.verification's answer (server/README.md): each kernel's range and summary.
+export interface KernelVerification {
+  kernel: string;
+  range: { start: { line: number }; end: { line: number } };
+  line?: string | null;
+  summary?: {
+    unproven?: number;
+    properties?: Record<string, { verdict: string; detail?: string }>;
+  } | null;
+}
+
+// The kernel whose definition holds the (zero-based) line, if any.
+export function kernelAt(kernels: KernelVerification[], line: number): KernelVerification | undefined {
+  return kernels.find((k) => k.range.start.line <= line && line <= k.range.end.line);
+}
+
+// The status bar for a kernel: what its check proved, at a glance (the
+// tooltip is the summary line, `argus check --verbose`). Errors first, then
+// what was not covered (W0901), then how much holds for all sizes.
+export function kernelStatus(k: KernelVerification): { text: string; tooltip: string } {
+  const tooltip = k.line ?? `${k.kernel}: not checked yet`;
+  const properties = Object.entries(k.summary?.properties ?? {});
+  if (!k.summary || properties.length === 0) {
+    return { text: `$(sync~spin) ${k.kernel}`, tooltip };
+  }
+  const violated = properties.filter(([, p]) => p.verdict === 'violated').map(([name]) => name);
+  if (violated.length > 0) {
+    return { text: `$(error) ${k.kernel}: ${violated.join(', ')} violated`, tooltip };
+  }
+  const notChecked = properties.filter(([, p]) => p.verdict === 'not-checked').map(([name]) => name);
+  if (notChecked.length > 0) {
+    return { text: `$(warning) ${k.kernel}: ${notChecked.join(', ')} not checked`, tooltip };
+  }
+  const unproven = k.summary.unproven ?? 0;
+  if (unproven > 0) {
+    return { text: `$(warning) ${k.kernel}: ${unproven} unproven (W0901)`, tooltip };
+  }
+  const present = properties.filter(([, p]) => p.verdict !== 'absent');
+  const allSizes = present.filter(([, p]) => p.verdict === 'all-sizes').length;
+  return { text: `$(check) ${k.kernel}: ${allSizes}/${present.length} proved for all sizes`, tooltip };
+}

@@ -7,6 +7,9 @@ import {
   benchmarkTable,
   effective,
   historyLines,
+  kernelAt,
+  kernelStatus,
+  KernelVerification,
   literalGlob,
   serverCommand,
   serverSettings,
@@ -72,4 +75,42 @@ test('an explain history becomes one line per step', () => {
     { line: 3, character: 4, label: 'load global A {"m":0}' },
     { line: 9, character: 8, label: 'violation' },
   ]);
+});
+
+test('the status bar shows the verification summary of the kernel under the cursor', () => {
+  const kernels: KernelVerification[] = [
+    {
+      kernel: 'copy',
+      range: { start: { line: 0 }, end: { line: 8 } },
+      line: 'copy: bounds, races, tags, stores proved for all sizes; initialization checked at 2 instances',
+      summary: {
+        unproven: 0,
+        properties: {
+          bounds: { verdict: 'all-sizes' },
+          races: { verdict: 'all-sizes' },
+          tags: { verdict: 'all-sizes' },
+          stores: { verdict: 'all-sizes' },
+          initialization: { verdict: 'instances' },
+          operands: { verdict: 'absent' },
+        },
+      },
+    },
+    {
+      kernel: 'bad',
+      range: { start: { line: 11 }, end: { line: 20 } },
+      line: 'bad: tags violated',
+      summary: { unproven: 1, properties: { tags: { verdict: 'violated' }, bounds: { verdict: 'instances' } } },
+    },
+    { kernel: 'late', range: { start: { line: 22 }, end: { line: 30 } }, line: null, summary: null },
+  ];
+  assert.equal(kernelAt(kernels, 4)?.kernel, 'copy');
+  assert.equal(kernelAt(kernels, 10), undefined);
+  assert.deepEqual(kernelStatus(kernels[0]), {
+    text: '$(check) copy: 4/5 proved for all sizes',
+    tooltip: kernels[0].line,
+  });
+  assert.equal(kernelStatus(kernels[1]).text, '$(error) bad: tags violated');
+  assert.equal(kernelStatus(kernels[2]).text, '$(sync~spin) late');
+  const uncovered = { ...kernels[1], summary: { unproven: 2, properties: { tags: { verdict: 'instances' } } } };
+  assert.equal(kernelStatus(uncovered).text, '$(warning) bad: 2 unproven (W0901)');
 });
