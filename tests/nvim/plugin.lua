@@ -98,6 +98,16 @@ t.run(function()
   if commands.last.layout.result ~= '((4,8),(2,2)):((32,1),(16,8))' then
     t.fail('argus.layout: ' .. vim.inspect(commands.last.layout))
   end
+  -- Its picture is written to a file the split names.
+  local picture = commands.last.picture
+  if picture == nil or vim.fn.filereadable(picture) ~= 1
+      or not table.concat(vim.fn.readfile(picture), '\n'):match('^<svg ') then
+    t.fail('no SVG picture of the layout: ' .. vim.inspect(picture))
+  end
+  local shown = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  if not shown:find('picture: ' .. picture, 1, true) then
+    t.fail('the layout split does not name the picture: ' .. shown)
+  end
   vim.cmd('only')
 
   -- Tree-sitter: Argus's captures on an example with intrinsics.

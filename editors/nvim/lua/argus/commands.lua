@@ -137,13 +137,15 @@ function M.explain()
   end)
 end
 
--- :ArgusLayout EXPR: the value, its index grid when it has one.
-function M.layout(expr)
+-- :ArgusLayout EXPR: the value, its index grid when it has one, and its
+-- picture (argus layout --svg) written to a file whose path the split shows;
+-- :ArgusLayout! EXPR also opens the picture (vim.ui.open, Neovim 0.10+).
+function M.layout(expr, open)
   if expr == '' then
     notify('usage: :ArgusLayout EXPR, e.g. :ArgusLayout tv(mma_m16n8k16_bf16, C)', vim.log.levels.WARN)
     return
   end
-  execute('layout', { expr = expr, table = true }, function(result)
+  execute('layout', { expr = expr, table = true, svg = true }, function(result)
     if result.error then
       notify(expr .. ': ' .. tostring(result.error.message), vim.log.levels.ERROR)
       return
@@ -155,6 +157,21 @@ function M.layout(expr)
         table.insert(cells, string.format('%4d', v))
       end
       table.insert(lines, table.concat(cells, ' '))
+    end
+    if type(result.svg) == 'string' then
+      local picture = vim.fn.tempname() .. '.svg'
+      vim.fn.writefile(vim.split(result.svg, '\n', { plain = true }), picture)
+      M.last.picture = picture
+      table.insert(lines, 'picture: ' .. picture)
+      if open then
+        if vim.ui.open then
+          vim.ui.open(picture)
+        else
+          notify('this Neovim cannot open files (vim.ui.open is 0.10+): ' .. picture, vim.log.levels.WARN)
+        end
+      end
+    elseif result.svgError then
+      table.insert(lines, 'no picture: ' .. tostring(result.svgError))
     end
     show('argus layout', lines)
   end)
@@ -176,8 +193,8 @@ function M.register()
     M.explain()
   end, { desc = 'The counterexample under the cursor, step by step, in the quickfix list' })
   vim.api.nvim_create_user_command('ArgusLayout', function(opts)
-    M.layout(opts.args)
-  end, { nargs = '+', desc = 'Evaluate a layout expression (argus.layout)' })
+    M.layout(opts.args, opts.bang)
+  end, { nargs = '+', bang = true, desc = 'Evaluate a layout expression and draw it (argus.layout)' })
 end
 
 return M
