@@ -38,7 +38,13 @@ struct Access {
   // How many barriers the thread passed before it (barrier_epoch): two
   // threads' accesses with different epochs are ordered by a barrier.
   z3::expr epoch;
+  // Shared memory through row-major tensors of constant shape (the buffer
+  // or a view of it, of any dtype): the bytes [byte_lo, byte_hi) of the
+  // buffer it touches. Accesses through different views overlap by bytes.
+  std::optional<z3::expr> byte_lo, byte_hi;
 };
+
+int64_t dtype_bytes(ScalarKind kind); // machine.cpp
 
 struct Query {
   const Expr *subscript = nullptr;
@@ -490,8 +496,51 @@ private:
       shared_roots_.insert(s);
       return s;
     }
+    // `v = view(buffer, Tensor(shape, dtype))` of a row-major buffer, itself
+    // row-major of constant shape: its accesses are byte ranges of the buffer.
+    if (s->kind == sema::SymbolKind::Local && def != definitions_.end() && assignments_[s] == 1 &&
+        def->second->kind == ExprKind::Call && sema_.builtin_of(*def->second) == BuiltinId::View &&
+        def->second->arg_count() >= 2 && def->second->arg(0).kind == ExprKind::Name &&
+        byte_layout(s)) {
+      const sema::Symbol *parent = symbol_of(def->second->arg(0));
+      if (parent && parent != s && parent->type.is_tensor() &&
+          parent->type.tensor->space == sema::MemorySpace::Shared && byte_layout(parent))
+        if (const sema::Symbol *root = shared_root_of(parent, known); root && known)
+          return root;
+    }
     known = false;
     return nullptr;
+  }
+
+  // A tensor whose elements the proof can place as bytes: row-major (no
+  // explicit strides, no swizzle) of a constant shape.
+  static std::optional<std::vector<int64_t>> byte_layout(const sema::Symbol *s) {
+    if (!s || !s->type.is_tensor() || !s->type.tensor->strides.empty() || s->type.tensor->swizzled)
+      return std::nullopt;
+    std::vector<int64_t> shape;
+    for (const sema::Dim &d : s->type.tensor->shape) {
+      if (!d.value)
+        return std::nullopt;
+      shape.push_back(*d.value);
+    }
+    return shape;
+  }
+
+  // The bytes of the buffer a subscript with `given` leading indices touches.
+  void place_bytes(Access &acc, const std::vector<int64_t> &shape, size_t given) {
+    // The bytes one step of the last given index spans: the trailing
+    // dimensions the subscript leaves whole, of this dtype.
+    int64_t width = dtype_bytes(acc.tensor->type.tensor->dtype);
+    for (size_t d = shape.size(); d-- > given;)
+      width *= shape[d];
+    z3::expr lo = ctx_.int_val(0);
+    int64_t stride = width;
+    for (size_t d = given; d-- > 0;) {
+      lo = lo + acc.index[d] * ctx_.int_val(stride);
+      stride *= shape[d];
+    }
+    acc.byte_lo = lo;
+    acc.byte_hi = lo + ctx_.int_val(width);
   }
 
   // The shape a make_shared root was allocated with.
@@ -525,14 +574,18 @@ private:
       note_unknown_alias(tensor, e);
     if (!root)
       return;
-    Access acc{&e,    tensor, root, write, blocked_ == 0, is_shared(root), {}, ctx_.bool_val(true),
-               epoch_};
+    Access acc{&e,     tensor, root, write, blocked_ == 0, is_shared(root), {}, ctx_.bool_val(true),
+               epoch_, {},     {}};
+    // Shared memory through a view: the view's own (constant) shape.
+    const auto view_shape = acc.shared && tensor != root ? byte_layout(tensor) : std::nullopt;
     auto ext = acc.shared ? std::optional(shared_extents(root)) : extents(base);
-    if (!ext || e.operands.size() - 1 > ext->size())
+    const size_t rank = view_shape ? view_shape->size() : ext ? ext->size() : 0;
+    if ((!ext && !view_shape) || e.operands.size() - 1 > rank)
       acc.exact = false;
     z3::expr inside = ctx_.bool_val(true);
-    for (size_t d = 0; acc.exact && d < ext->size(); ++d) {
-      auto extent = terms_.integer(*(*ext)[d]);
+    for (size_t d = 0; acc.exact && d < rank; ++d) {
+      auto extent =
+          view_shape ? std::optional(ctx_.int_val((*view_shape)[d])) : terms_.integer(*(*ext)[d]);
       std::optional<z3::expr> idx;
       if (d + 1 < e.operands.size())
         idx = terms_.integer(*e.operands[d + 1]);
@@ -550,6 +603,9 @@ private:
     for (const auto &p : path)
       inside = inside && p;
     acc.on_path = inside;
+    if (acc.shared && acc.exact && byte_layout(root))
+      if (const auto shape = byte_layout(tensor))
+        place_bytes(acc, *shape, e.operands.size() - 1);
     accesses_.push_back(std::move(acc));
   }
 
