@@ -17,7 +17,7 @@
 // file of that many small kernels instead: didOpen to its first diagnostics
 // and to the whole check, and a change in its middle kernel.
 #include "lsp_edits.h"
-#include "lsp_process.h"
+#include "argus/agent/lsp_process.h"
 
 #include "argus/dsl/driver.h"
 
@@ -39,10 +39,10 @@
 namespace {
 
 namespace fs = std::filesystem;
-using argus::bench::Clock;
+using argus::agent::Clock;
 using argus::bench::Edit;
 using argus::bench::EditKind;
-using argus::bench::LspProcess;
+using argus::agent::LspProcess;
 using nlohmann::json;
 
 std::string read_file(const fs::path &path) {
@@ -115,7 +115,7 @@ void start(LspProcess &server) {
   server.notify("initialized", json::object());
 }
 
-argus::bench::Arrival wait_publish(LspProcess &server, const std::string &uri, int64_t version) {
+argus::agent::Arrival wait_publish(LspProcess &server, const std::string &uri, int64_t version) {
   return server.wait_for([&](const json &m) {
     return m.value("method", "") == "textDocument/publishDiagnostics" &&
            m["params"]["uri"] == uri && m["params"].value("version", int64_t{-1}) == version;
@@ -188,7 +188,7 @@ ExampleResult replay(const std::string &argus, const fs::path &file, int edits,
           server.request("textDocument/hover", {{"textDocument", {{"uri", uri}}},
                                                 {"position", position(text, *edit.name_at)}});
     }
-    const argus::bench::Arrival published = wait_publish(server, uri, version);
+    const argus::agent::Arrival published = wait_publish(server, uri, version);
     Samples &samples = result.by_kind[edit.kind];
     samples.ms.push_back(ms(published.at - sent));
     if (codes_of(published.message["params"]["diagnostics"]) != expected && samples.changed++ == 0)
@@ -196,7 +196,7 @@ ExampleResult replay(const std::string &argus, const fs::path &file, int edits,
                 << ") changed the diagnostics: "
                 << published.message["params"]["diagnostics"].dump() << "\n";
     if (hover_id >= 0) {
-      const argus::bench::Arrival answer = server.wait_for_response(hover_id);
+      const argus::agent::Arrival answer = server.wait_for_response(hover_id);
       result.hover.ms.push_back(ms(answer.at - hover_sent));
       if (answer.message["result"].is_null())
         ++result.hover_nulls;

@@ -1,5 +1,6 @@
 // A language server as a subprocess, spoken to over pipes with LSP framing:
-// what an editor does, for the latency benchmark (argus-bench-lsp).
+// what an editor does. The agent's client (lsp_client.h) and the latency
+// benchmark (argus-bench-lsp) are built on it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-namespace argus::bench {
+namespace argus::agent {
 
 using Clock = std::chrono::steady_clock;
 
@@ -51,6 +52,13 @@ public:
 
   // shutdown + exit; returns the exit status (-1 when it did not exit normally).
   int stop();
+  // Closes the server's input and waits up to `grace` for it to exit, then
+  // kills it; the exit status (-1 when killed or not known).
+  int finish(std::chrono::milliseconds grace);
+  // The server's output ended (it exited or closed stdout).
+  bool ended() const;
+  // Whether the process is still running (not reaped).
+  bool running();
 
 private:
   void read_loop();
@@ -60,11 +68,11 @@ private:
   int from_server_ = -1;
   int next_id_ = 1;
   std::thread reader_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable arrived_;
   std::deque<Arrival> inbox_;
   bool ended_ = false;
   std::string read_error_;
 };
 
-} // namespace argus::bench
+} // namespace argus::agent

@@ -1,4 +1,4 @@
-#include "lsp_process.h"
+#include "argus/agent/lsp_process.h"
 
 #include <cerrno>
 #include <csignal>
@@ -12,7 +12,7 @@
 
 extern char **environ;
 
-namespace argus::bench {
+namespace argus::agent {
 namespace {
 
 using nlohmann::json;
@@ -113,10 +113,17 @@ void LspProcess::read_loop() {
       const size_t key = buffer.find("Content-Length: ");
       if (key != 0 || key > header_end)
         return fail("bad header from the server: " + buffer.substr(0, header_end));
-      const size_t length = std::stoul(buffer.substr(16, header_end - 16));
-      if (buffer.size() < header_end + 4 + length)
-        break;
-      Arrival arrival{json::parse(buffer.substr(header_end + 4, length)), Clock::now()};
+      size_t length = 0;
+      json message;
+      try {
+        length = std::stoul(buffer.substr(16, header_end - 16));
+        if (buffer.size() < header_end + 4 + length)
+          break;
+        message = json::parse(buffer.substr(header_end + 4, length));
+      } catch (const std::exception &error) {
+        return fail(std::string("a frame from the server that is not JSON-RPC: ") + error.what());
+      }
+      Arrival arrival{std::move(message), Clock::now()};
       buffer.erase(0, header_end + 4 + length);
       std::lock_guard<std::mutex> lock(mutex_);
       inbox_.push_back(std::move(arrival));
@@ -166,6 +173,48 @@ long LspProcess::resident_kib() const {
   return -1;
 }
 
+bool LspProcess::ended() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ended_;
+}
+
+bool LspProcess::running() {
+  if (pid_ <= 0)
+    return false;
+  int status = 0;
+  const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return r == 0;
+}
+
+int LspProcess::finish(std::chrono::milliseconds grace) {
+  if (to_server_ >= 0) {
+    ::close(to_server_);
+    to_server_ = -1;
+  }
+  if (pid_ <= 0)
+    return -1;
+  const Clock::time_point deadline = Clock::now() + grace;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_)
+      break;
+    if (r < 0 || Clock::now() >= deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      pid_ = -1;
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 int LspProcess::stop() {
   wait_for_response(request("shutdown", nullptr));
   notify("exit", nullptr);
@@ -177,4 +226,4 @@ int LspProcess::stop() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-} // namespace argus::bench
+} // namespace argus::agent
