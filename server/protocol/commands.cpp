@@ -98,10 +98,10 @@ const Diagnostic &find_diagnostic(const FullCheck &checked, const json &object,
   return *found;
 }
 
-// The verification summary of every kernel of the document's current check,
-// with the kernel's range: editors show the one under the cursor.
-json verification_command(const json &object, CommandContext &context) {
-  const DocumentSnapshot &document = detail::command_document(object, context);
+// The check of exactly the document's text: the server's, or a check made here
+// (a command that found the document changed since).
+std::shared_ptr<const FullCheck> check_of(const DocumentSnapshot &document,
+                                          CommandContext &context) {
   std::shared_ptr<const FullCheck> checked = context.checked;
   if (!checked || !checked->file->source || checked->file->source->text() != document.text) {
     auto file = std::make_shared<const CheckedFile>(
@@ -110,6 +110,14 @@ json verification_command(const json &object, CommandContext &context) {
         FullCheck{file, file->diagnostics, false, file->verification});
   }
   detail::throw_if_cancelled(context);
+  return checked;
+}
+
+// The verification summary of every kernel of the document's current check,
+// with the kernel's range: editors show the one under the cursor.
+json verification_command(const json &object, CommandContext &context) {
+  const DocumentSnapshot &document = detail::command_document(object, context);
+  const std::shared_ptr<const FullCheck> checked = check_of(document, context);
   json kernels = json::array();
   const CheckedFile &file = *checked->file;
   if (file.sema)
@@ -137,14 +145,7 @@ json verification_command(const json &object, CommandContext &context) {
 
 json explain_command(const json &object, CommandContext &context) {
   const DocumentSnapshot &document = detail::command_document(object, context);
-  std::shared_ptr<const FullCheck> checked = context.checked;
-  if (!checked || !checked->file->source || checked->file->source->text() != document.text) {
-    auto file = std::make_shared<const CheckedFile>(
-        check_source(document.path, document.text, context.frontend));
-    checked = std::make_shared<const FullCheck>(
-        FullCheck{file, file->diagnostics, false, file->verification});
-  }
-  detail::throw_if_cancelled(context);
+  const std::shared_ptr<const FullCheck> checked = check_of(document, context);
   json data;
   std::string code, message;
   // A diagnostic as the client has it ({"diagnostic": {...}}), its data alone, or (line, code).
