@@ -1,3 +1,4 @@
+#include "argus/cli/agent_command.h"
 #include "argus/cli/bench_command.h"
 #include "argus/cli/check_command.h"
 #include "argus/cli/command.h"
@@ -11,13 +12,13 @@
 namespace argus::cli {
 
 std::span<const Command> commands() {
-  // Later issues add compile, bench, lsp and agent here.
   static const std::array kCommands = {
       Command{"check", kCheckSummary, kCheckHelp, run_check},
       Command{"layout", kLayoutSummary, kLayoutHelp, run_layout},
       Command{"compile", kCompileSummary, kCompileHelp, run_compile},
       Command{"bench", kBenchSummary, kBenchHelp, run_bench},
       Command{"lsp", kLspSummary, kLspHelp, run_lsp},
+      Command{"agent", kAgentSummary, kAgentHelp, run_agent},
   };
   return kCommands;
 }

@@ -47,10 +47,12 @@ Features features_of(const json &diagnostics, const std::optional<Measurement> &
     compute = m->flops / m->seconds / m->peak_flops;
   if (m->seconds > 0 && m->bytes > 0 && m->peak_bandwidth > 0)
     memory = m->bytes / m->seconds / m->peak_bandwidth;
-  if (compute >= 0 || memory >= 0) {
+  if (compute >= 0 && memory >= 0) {
     f.insert(memory > compute ? "memory-bound" : "compute-bound");
     if (std::max(compute, memory) < 1.0 / 3.0)
       f.insert("latency-bound");
+  } else if (compute >= 0.5 || memory >= 0.5) { // one ceiling known: only when near it
+    f.insert(compute >= 0.5 ? "compute-bound" : "memory-bound");
   }
   if (m->registers > 200)
     f.insert("registers");

@@ -1,0 +1,76 @@
+// `argus agent optimize` (issue 14, items 4b, 5 and 6 in part): the
+// optimization loop through the language server with the offline proposer.
+//
+//   open the kernel ─▶ pull diagnostics (must be clean) ─▶ its verification
+//   summary ─▶ benchmark (the baseline) ─▶ repeat for the budget:
+//     the planner picks an action for the kernel's features;
+//     the offline proposer makes the candidate: a knob moved to a
+//       neighbouring value, or the server's refactor code action of the
+//       technique (techniques no code action applies are left to a model);
+//     didChange ─▶ pull diagnostics: an error rejects it;
+//     argus.verification: it must prove at least what the start proved, and
+//       keep every assertion (an agent must not delete or weaken assert_tag
+//       to get a clean check);
+//     argus.benchmark (the runner in its own process): wrong numbers reject
+//       it; a faster correct version becomes the best;
+//   the best kernel, the trajectory (JSON Lines) and a report.
+#pragma once
+
+#include "argus/agent/knowledge_base.h"
+#include "argus/agent/lsp_client.h"
+#include "argus/agent/planner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace argus::agent {
+
+struct OptimizeOptions {
+  std::string file;   // the .argus file (read; never written)
+  std::string kernel; // the kernel to optimize (its @bench times it)
+  int budget = 20;    // steps
+  std::string target = "sm90";
+  bool emit_only = false; // argus.benchmark with emitOnly (a runner that builds the sources)
+  std::vector<std::string> runner_args;
+  std::chrono::milliseconds benchmark_timeout{std::chrono::minutes(10)};
+  // Knobs: module constants and the values to try; empty: every module
+  // constant that is a power of two from 2 to 4096, tried at half, double
+  // and four times... within [2, 4096].
+  std::vector<Knob> knobs;
+};
+
+struct OptimizeResult {
+  std::string best_text;
+  double baseline_seconds = 0;
+  double best_seconds = 0;
+  nlohmann::json trajectory = nlohmann::json::array(); // one object per step
+  std::string report;                                  // Markdown
+};
+
+// The module constants of `text` that look like tuning knobs (see OptimizeOptions::knobs).
+std::vector<Knob> discover_knobs(const std::string &text);
+// `text` with the module constant `name` set to `value` (its line's comment kept);
+// nullopt when there is no such constant.
+std::optional<std::string> set_constant(const std::string &text, const std::string &name,
+                                        int64_t value);
+// Honest evaluation: whether `candidate` proves at least what `start` did
+// (each property's verdict at least as strong: all-sizes > instances >
+// absent / not-checked > violated) and keeps every assertion of the start's
+// text; `why` says what it lost.
+bool proves_at_least(const nlohmann::json &start_summary, const std::string &start_text,
+                     const nlohmann::json &candidate_summary, const std::string &candidate_text,
+                     std::string &why);
+// Applies an LSP WorkspaceEdit's edits for `uri` to `text` (UTF-16 positions).
+std::optional<std::string> apply_workspace_edit(const std::string &text, const nlohmann::json &edit,
+                                                const std::string &uri);
+// file:// URI of an absolute path.
+std::string file_uri(const std::string &absolute_path);
+
+OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const OptimizeOptions &options,
+                        const std::function<void(const std::string &)> &progress = {});
+
+} // namespace argus::agent

@@ -1,0 +1,375 @@
+// `argus agent optimize`: optimize.h.
+#include "argus/agent/optimize.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace argus::agent {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line))
+    lines.push_back(line);
+  return lines;
+}
+
+// A module constant: `NAME = 123` at the start of a line (a comment may follow).
+const std::regex kConstant(R"(^([A-Z][A-Z0-9_]*)(\s*=\s*)([0-9]+)(\s*(#.*)?)$)");
+
+int rank(const std::string &verdict) {
+  if (verdict == "all-sizes")
+    return 3;
+  if (verdict == "instances")
+    return 2;
+  if (verdict == "violated")
+    return -1;
+  return 0; // absent, not-checked
+}
+
+size_t assertions_in(const std::string &text) {
+  static const std::regex assertion(R"(\bassert_(tag|tag_eq|covered)\s*\()");
+  return static_cast<size_t>(std::distance(
+      std::sregex_iterator(text.begin(), text.end(), assertion), std::sregex_iterator()));
+}
+
+// The byte offset of an LSP position (UTF-16 code units in its line).
+size_t offset_of(const std::string &text, const json &position) {
+  const int64_t want_line = position.value("line", 0), want_char = position.value("character", 0);
+  size_t at = 0;
+  for (int64_t line = 0; line < want_line && at < text.size(); ++line) {
+    const size_t nl = text.find('\n', at);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  int64_t units = 0;
+  while (at < text.size() && text[at] != '\n' && units < want_char) {
+    const auto c = static_cast<unsigned char>(text[at]);
+    const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    units += len == 4 ? 2 : 1;
+    at += len;
+  }
+  return std::min(at, text.size());
+}
+
+const json *kernel_summary(const json &verification, const std::string &kernel) {
+  if (!verification.is_object() || !verification.contains("kernels") ||
+      !verification["kernels"].is_array())
+    return nullptr;
+  for (const json &k : verification["kernels"]) // by reference: the pointer outlives the loop
+    if (k.value("kernel", "") == kernel && k.contains("summary") && k["summary"].is_object())
+      return &k["summary"];
+  return nullptr;
+}
+
+struct Benchmark {
+  bool ok = false;
+  bool correct = false;
+  std::string stage, error;
+  Measurement measurement;
+};
+
+Benchmark read_benchmark(const json &result, const std::string &kernel) {
+  Benchmark b;
+  b.ok = result.value("ok", false);
+  b.stage = result.value("stage", "");
+  b.error = result.contains("error") && result["error"].is_string()
+                ? result["error"].get<std::string>()
+                : "";
+  const json results = result.value("results", json::array());
+  const json *mine = nullptr;
+  for (const json &r : results)
+    if (r.is_object() && r.value("kernel", "") == kernel)
+      mine = &r;
+  if (!mine && !results.empty() && results[0].is_object())
+    mine = &results[0];
+  if (!mine)
+    return b;
+  b.correct = mine->value("correct", false);
+  Measurement &m = b.measurement;
+  m.seconds = mine->value("median_ms", 0.0) / 1e3;
+  const double tflops = mine->value("tflops", 0.0), fraction = mine->value("peak_fraction", 0.0);
+  if (tflops > 0 && m.seconds > 0) {
+    m.flops = tflops * 1e12 * m.seconds;
+    if (fraction > 0)
+      m.peak_flops = tflops * 1e12 / fraction;
+  }
+  return b;
+}
+
+std::string ms(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f ms", seconds * 1e3);
+  return text;
+}
+
+} // namespace
+
+std::vector<Knob> discover_knobs(const std::string &text) {
+  std::vector<Knob> knobs;
+  for (const std::string &line : lines_of(text)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, kConstant))
+      continue;
+    int64_t v = 0;
+    try {
+      v = std::stoll(m[3].str());
+    } catch (const std::exception &) {
+      continue;
+    }
+    if (v < 2 || v > 4096 || (v & (v - 1)) != 0)
+      continue;
+    Knob k;
+    k.name = m[1].str();
+    k.current = v;
+    for (int64_t x = std::max<int64_t>(2, v / 4); x <= std::min<int64_t>(4096, v * 4); x *= 2)
+      k.values.push_back(x);
+    knobs.push_back(std::move(k));
+  }
+  return knobs;
+}
+
+std::optional<std::string> set_constant(const std::string &text, const std::string &name,
+                                        int64_t value) {
+  std::vector<std::string> lines = lines_of(text);
+  bool found = false;
+  for (std::string &line : lines) {
+    std::smatch m;
+    if (std::regex_match(line, m, kConstant) && m[1].str() == name) {
+      line = m[1].str() + m[2].str() + std::to_string(value) + m[4].str();
+      found = true;
+      break;
+    }
+  }
+  if (!found)
+    return std::nullopt;
+  std::string out;
+  for (const std::string &line : lines)
+    out += line + "\n";
+  if (!text.empty() && text.back() != '\n')
+    out.pop_back();
+  return out;
+}
+
+bool proves_at_least(const json &start_summary, const std::string &start_text,
+                     const json &candidate_summary, const std::string &candidate_text,
+                     std::string &why) {
+  const json start = start_summary.value("properties", json::object());
+  const json candidate = candidate_summary.value("properties", json::object());
+  for (const auto &[property, verdict] : start.items()) {
+    const std::string was = verdict.value("verdict", "");
+    const std::string now = candidate.contains(property)
+                                ? candidate[property].value("verdict", std::string("absent"))
+                                : "absent";
+    if (rank(now) < rank(was)) {
+      why = property + " was " + was + ", now " + now;
+      return false;
+    }
+  }
+  const size_t before = assertions_in(start_text), after = assertions_in(candidate_text);
+  if (after < before) {
+    why = "assertions removed (" + std::to_string(before) + " before, " + std::to_string(after) +
+          " now)";
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> apply_workspace_edit(const std::string &text, const json &edit,
+                                                const std::string &uri) {
+  json edits = json::array();
+  if (edit.contains("changes") && edit["changes"].contains(uri))
+    edits = edit["changes"][uri];
+  for (const json &change : edit.value("documentChanges", json::array()))
+    if (change.contains("textDocument") && change["textDocument"].value("uri", "") == uri)
+      for (const json &e : change.value("edits", json::array()))
+        edits.push_back(e);
+  if (edits.empty())
+    return std::nullopt;
+  struct Replace {
+    size_t begin, end;
+    std::string with;
+  };
+  std::vector<Replace> replaces;
+  for (const json &e : edits)
+    replaces.push_back({offset_of(text, e["range"]["start"]), offset_of(text, e["range"]["end"]),
+                        e.value("newText", "")});
+  std::sort(replaces.begin(), replaces.end(),
+            [](const Replace &a, const Replace &b) { return a.begin > b.begin; });
+  std::string out = text;
+  for (const Replace &r : replaces)
+    out.replace(r.begin, r.end - r.begin, r.with);
+  return out;
+}
+
+std::string file_uri(const std::string &absolute_path) {
+  static const char *hex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (const char ch : absolute_path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || std::string_view("/-_.~").find(ch) != std::string_view::npos) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const OptimizeOptions &o,
+                        const std::function<void(const std::string &)> &progress) {
+  const auto say = [&](const std::string &line) {
+    if (progress)
+      progress(line);
+  };
+  std::ifstream in(o.file);
+  if (!in)
+    throw std::runtime_error("cannot read " + o.file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string start_text = buffer.str();
+  const std::string uri = file_uri(o.file);
+
+  const auto errors_of = [](const json &diagnostics) {
+    std::vector<std::string> errors;
+    for (const json &d : diagnostics)
+      if (d.value("severity", 0) == 1)
+        errors.push_back(d.value("code", "") + " " + d.value("message", ""));
+    return errors;
+  };
+  const auto benchmark = [&]() {
+    json args = {{"uri", uri}, {"emitOnly", o.emit_only}};
+    if (!o.runner_args.empty())
+      args["args"] = o.runner_args;
+    return read_benchmark(client.execute("argus.benchmark", args, o.benchmark_timeout), o.kernel);
+  };
+
+  client.open(uri, start_text);
+  json diagnostics = client.diagnostics(uri);
+  if (const auto errors = errors_of(diagnostics); !errors.empty())
+    throw std::runtime_error("the starting kernel does not check clean: " + errors.front());
+  const json start_verification = client.execute("argus.verification", {{"uri", uri}});
+  const json *start_summary = kernel_summary(start_verification, o.kernel);
+  if (!start_summary)
+    throw std::runtime_error("no kernel '" + o.kernel + "' in " + o.file);
+  const Benchmark baseline = benchmark();
+  if (!baseline.ok || !baseline.correct || baseline.measurement.seconds <= 0)
+    throw std::runtime_error("the starting kernel's benchmark failed" +
+                             (baseline.stage.empty() ? "" : " at " + baseline.stage) +
+                             (baseline.error.empty() ? "" : ": " + baseline.error) +
+                             (baseline.ok && !baseline.correct ? ": results are not correct" : ""));
+
+  // The offline proposer applies techniques through the server's refactor
+  // code actions only: the others are a model's (a later proposer).
+  KnowledgeBase offline;
+  for (const Technique &t : kb.techniques)
+    if (!t.refactor.empty())
+      offline.techniques.push_back(t);
+  Planner planner(offline, o.target, o.knobs.empty() ? discover_knobs(start_text) : o.knobs);
+  planner.record(Action{}, features_of(diagnostics, baseline.measurement),
+                 {Outcome::Kind::Correct, baseline.measurement.seconds});
+  say("baseline: " + ms(baseline.measurement.seconds));
+  OptimizeResult result;
+  result.baseline_seconds = baseline.measurement.seconds;
+  std::string best_text = start_text;
+  Measurement best_measurement = baseline.measurement;
+
+  for (int step = 1; step <= o.budget; ++step) {
+    const Features features = features_of(diagnostics, best_measurement);
+    const Action action = planner.choose(features);
+    // The offline proposer.
+    std::optional<std::string> candidate;
+    std::string note;
+    if (action.kind == Action::Kind::Knob) {
+      candidate = set_constant(best_text, action.knob, action.to);
+    } else if (const Technique *t = offline.find(action.technique); t) {
+      const json whole = {{"start", {{"line", 0}, {"character", 0}}},
+                          {"end", {{"line", 1 << 20}, {"character", 0}}}};
+      for (const json &a : client.code_actions(uri, whole))
+        if (a.value("kind", "") == t->refactor && a.contains("edit")) {
+          candidate = apply_workspace_edit(best_text, a["edit"], uri);
+          break;
+        }
+      if (!candidate)
+        note = "no " + t->refactor + " here";
+    }
+    Outcome outcome{Outcome::Kind::NoChange, 0};
+    std::string text = best_text;
+    if (candidate && *candidate != best_text) {
+      text = *candidate;
+      client.change(uri, text);
+      const json candidate_diagnostics = client.diagnostics(uri);
+      const auto errors = errors_of(candidate_diagnostics);
+      if (!errors.empty()) {
+        const bool checker = errors.front().starts_with("E09");
+        outcome.kind = checker ? Outcome::Kind::Violation : Outcome::Kind::CompileError;
+        note = errors.front();
+      } else {
+        const json verification = client.execute("argus.verification", {{"uri", uri}});
+        const json *summary = kernel_summary(verification, o.kernel);
+        std::string why;
+        if (!summary || !proves_at_least(*start_summary, start_text, *summary, text, why)) {
+          outcome.kind = Outcome::Kind::Violation;
+          note = "proves less than the start: " + (summary ? why : "the kernel is gone");
+        } else {
+          const Benchmark b = benchmark();
+          if (!b.ok && b.stage == "timeout")
+            outcome.kind = Outcome::Kind::Timeout;
+          else if (!b.ok && (b.stage == "compile" || b.measurement.seconds <= 0))
+            outcome.kind = Outcome::Kind::CompileError;
+          else if (!b.correct)
+            outcome.kind = Outcome::Kind::WrongResult;
+          else
+            outcome = {Outcome::Kind::Correct, b.measurement.seconds};
+          if (outcome.kind != Outcome::Kind::Correct)
+            note = b.error.empty() ? b.stage : b.error;
+          if (outcome.kind == Outcome::Kind::Correct && outcome.seconds < planner.best_seconds()) {
+            best_text = text;
+            best_measurement = b.measurement;
+            diagnostics = candidate_diagnostics;
+          }
+        }
+      }
+      if (best_text != text)
+        client.change(uri, best_text); // back to the best version
+    }
+    planner.record(action, features, outcome);
+    json entry = planner.trajectory().back();
+    entry["note"] = note;
+    result.trajectory.push_back(entry);
+    say("step " + std::to_string(step) + "/" + std::to_string(o.budget) + ": " + action.key() +
+        " -> " + entry["outcome"].get<std::string>() +
+        (outcome.kind == Outcome::Kind::Correct ? " " + ms(outcome.seconds) : "") + " (best " +
+        ms(planner.best_seconds()) + ")" + (note.empty() ? "" : " — " + note));
+  }
+  result.best_text = best_text;
+  result.best_seconds = planner.best_seconds();
+  char line[256];
+  std::snprintf(
+      line, sizeof line,
+      "# argus agent optimize: %s, kernel %s\n\nbaseline %s, best %s (%.2fx) after %d "
+      "steps\n\n| step | action | outcome | time | reward | note |\n|---:|---|---|---:|---:|---|\n",
+      o.file.c_str(), o.kernel.c_str(), ms(result.baseline_seconds).c_str(),
+      ms(result.best_seconds).c_str(), result.baseline_seconds / result.best_seconds, o.budget);
+  result.report = line;
+  for (const json &s : result.trajectory) {
+    std::snprintf(line, sizeof line, "| %d | %s | %s | %s | %+.3f | %s |\n",
+                  s["step"].get<int>() - 1, s["action"].get<std::string>().c_str(),
+                  s["outcome"].get<std::string>().c_str(),
+                  s["outcome"] == "correct" ? ms(s["seconds"].get<double>()).c_str() : "",
+                  s["reward"].get<double>(), s["note"].get<std::string>().substr(0, 80).c_str());
+    result.report += line;
+  }
+  return result;
+}
+
+} // namespace argus::agent

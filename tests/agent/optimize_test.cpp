@@ -1,0 +1,140 @@
+// `argus agent optimize` (argus/agent/optimize.h): the offline tuner's edits,
+// the honest-evaluation rule, and the whole loop through the real `argus lsp`
+// with a runner the test controls (tuning_runner.sh times a copy kernel by
+// its block size), as a user runs it from the command line.
+#include "argus/agent/optimize.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace argus::agent {
+namespace {
+
+using nlohmann::json;
+
+const std::string kFixtures = std::string(ARGUS_SOURCE_DIR) + "/tests/agent/fixtures";
+
+TEST(OptimizeTest, KnobsAreModuleConstantsThatArePowersOfTwo) {
+  const std::string text = "BM = 64  # rows\nPAD = 2\nNAME = 3\nlower = 64\n    BK = 32\n";
+  const auto knobs = discover_knobs(text);
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(knobs[0].name, "BM");
+  EXPECT_EQ(knobs[0].values, (std::vector<int64_t>{16, 32, 64, 128, 256}));
+  EXPECT_EQ(knobs[1].name, "PAD");
+  EXPECT_EQ(knobs[1].values, (std::vector<int64_t>{2, 4, 8}));
+  const auto moved = set_constant(text, "BM", 128);
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->substr(0, 16), "BM = 128  # rows");
+  EXPECT_FALSE(set_constant(text, "BK", 64)); // not a module constant (indented)
+}
+
+// Honest evaluation: a candidate must prove at least what the start proved
+// and keep every assertion (deleting one to get a clean check is refused).
+TEST(OptimizeTest, ACandidateMustProveAtLeastWhatTheStartProved) {
+  const json start = {
+      {"properties",
+       {{"tags", {{"verdict", "all-sizes"}}}, {"races", {{"verdict", "instances"}}}}}};
+  const std::string start_text = "assert_tag(v, {\"i\": i})\nassert_covered(Y)\n";
+  std::string why;
+  EXPECT_TRUE(proves_at_least(start, start_text, start, start_text, why));
+  json weaker = start;
+  weaker["properties"]["tags"]["verdict"] = "instances";
+  EXPECT_FALSE(proves_at_least(start, start_text, weaker, start_text, why));
+  EXPECT_EQ(why, "tags was all-sizes, now instances");
+  json gone = start;
+  gone["properties"]["tags"]["verdict"] = "absent"; // every assert_tag deleted
+  EXPECT_FALSE(proves_at_least(start, start_text, gone, start_text, why));
+  // One assertion of two deleted: the verdicts alone would not say it.
+  EXPECT_FALSE(proves_at_least(start, start_text, start, "assert_covered(Y)\n", why));
+  EXPECT_EQ(why, "assertions removed (2 before, 1 now)");
+  json stronger = start;
+  stronger["properties"]["races"]["verdict"] = "all-sizes";
+  EXPECT_TRUE(proves_at_least(start, start_text, stronger, start_text, why));
+}
+
+TEST(OptimizeTest, WorkspaceEditsApplyInUtf16Units) {
+  const std::string text = "# ü\nx = 1\ny = 2\n";
+  const json edit = {
+      {"changes",
+       {{"file:///k.argus",
+         {{{"range",
+            {{"start", {{"line", 1}, {"character", 4}}}, {"end", {{"line", 1}, {"character", 5}}}}},
+           {"newText", "42"}},
+          {{"range",
+            {{"start", {{"line", 0}, {"character", 2}}}, {"end", {{"line", 0}, {"character", 3}}}}},
+           {"newText", "é"}}}}}}};
+  EXPECT_EQ(apply_workspace_edit(text, edit, "file:///k.argus"), "# é\nx = 42\ny = 2\n");
+  EXPECT_FALSE(apply_workspace_edit(text, edit, "file:///other.argus"));
+  EXPECT_EQ(file_uri("/tmp/a b/k#1.argus"), "file:///tmp/a%20b/k%231.argus");
+}
+
+std::string read(const std::filesystem::path &p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The loop end to end as a user runs it: `argus agent optimize` starts
+// `argus lsp` allowing exactly the runner template, checks and benchmarks
+// the start, and moves BLOCK until the runner's fastest size; the file itself
+// is not written.
+TEST(OptimizeTest, TheOfflineTunerFindsTheFastestKnobThroughTheServer) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  const std::string kernel = kFixtures + "/tunable_copy.argus";
+  const std::string before = read(kernel);
+  const std::string command = std::string(ARGUS_BINARY) + " agent optimize '" + kernel +
+                              "' --kernel copy --budget 8 --emit-only --runner 'sh " + kFixtures +
+                              "/tuning_runner.sh {artifact}' --out '" + out.string() + "' 2>&1";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+    output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  ASSERT_EQ(WEXITSTATUS(status), 0) << output;
+  EXPECT_NE(output.find("baseline: 4.0000 ms"), std::string::npos) << output;
+  EXPECT_NE(output.find("best 1 ms, baseline 4 ms (4x)"), std::string::npos) << output;
+  EXPECT_NE(read(out / "best.argus").find("BLOCK = 256\n"), std::string::npos);
+  EXPECT_EQ(read(kernel), before); // the input is never written
+  // The trajectory: one JSON line per step, each with its reward.
+  std::istringstream lines(read(out / "trajectory.jsonl"));
+  std::string line;
+  int steps = 0;
+  bool found = false;
+  while (std::getline(lines, line)) {
+    const json step = json::parse(line);
+    ++steps;
+    EXPECT_TRUE(step.contains("reward") && step.contains("outcome")) << line;
+    found = found || (step["action"] == "knob:BLOCK=256" && step["outcome"] == "correct");
+  }
+  EXPECT_EQ(steps, 8);
+  EXPECT_TRUE(found) << read(out / "trajectory.jsonl");
+  EXPECT_NE(read(out / "report.md").find("| step | action | outcome |"), std::string::npos);
+  std::filesystem::remove_all(out);
+}
+
+TEST(OptimizeTest, BadCommandLinesAreUsageErrors) {
+  for (const std::string args :
+       {"agent", "agent tune x.argus", "agent optimize", "agent optimize x.argus --kernel",
+        "agent optimize /nonexistent.argus --kernel k", "agent optimize x --kernel k --budget 0",
+        "agent optimize x --kernel k --target sm80"}) {
+    const std::string command = std::string(ARGUS_BINARY) + " " + args + " 2>&1";
+    FILE *pipe = ::popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    char buffer[4096];
+    while (std::fread(buffer, 1, sizeof buffer, pipe) > 0) {
+    }
+    EXPECT_EQ(WEXITSTATUS(::pclose(pipe)), 2) << args;
+  }
+}
+
+} // namespace
+} // namespace argus::agent
