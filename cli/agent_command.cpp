@@ -3,6 +3,7 @@
 #include "argus/agent/knowledge_base.h"
 #include "argus/agent/optimize.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -12,7 +13,9 @@ namespace argus::cli {
 const std::string_view kAgentSummary = "Optimize a kernel through the language server";
 const std::string_view kAgentHelp =
     "Usage: argus agent optimize FILE --kernel NAME [--budget STEPS] [--target sm90|gfx942]\n"
-    "                            [--offline] [--runner TEMPLATE] [--runner-arg ARG]...\n"
+    "                            [--offline | --llm URL [--llm-model NAME]]\n"
+    "                            [--repair-rounds N] [--token-budget N]\n"
+    "                            [--runner TEMPLATE] [--runner-arg ARG]...\n"
     "                            [--emit-only] [--out DIR] [--kb DIR]\n"
     "\n"
     "Runs the optimization loop on the kernel NAME of FILE as a client of\n"
@@ -28,7 +31,13 @@ const std::string_view kAgentHelp =
     "  --kernel NAME      the kernel to optimize (its @bench times it)\n"
     "  --budget STEPS     steps to try (default 20)\n"
     "  --target T         sm90 (default) or gfx942\n"
-    "  --offline          the offline proposer (the default; a model endpoint is a later option)\n"
+    "  --offline          no model: knob moves and the server's refactors (the default)\n"
+    "  --llm URL          an OpenAI-compatible endpoint (.../v1) for the other techniques;\n"
+    "                     the key comes from ARGUS_LLM_API_KEY, never the command line\n"
+    "  --llm-model NAME   the model (default: ARGUS_LLM_MODEL)\n"
+    "  --repair-rounds N  times a rejected version goes back to the model with the\n"
+    "                     server's diagnostics (default 2)\n"
+    "  --token-budget N   the episode's tokens (default 1000000)\n"
     "  --runner TEMPLATE  the benchmark runner template, e.g. 'ssh gpu argus-runner {artifact}';\n"
     "                     the language server is started allowing exactly this template\n"
     "  --runner-arg ARG   an argument for the runner (repeatable)\n"
@@ -63,6 +72,9 @@ int run_agent(std::span<const std::string> args, Environment &env) {
   }
   agent::OptimizeOptions options;
   std::optional<std::string> runner;
+  bool offline = false;
+  std::string llm_url, llm_model;
+  int64_t token_budget = 1'000'000;
   std::string out_dir = "agent-out", kb_dir = ARGUS_KB_DIR;
   const auto value = [&](size_t &i, const std::string &flag) -> std::optional<std::string> {
     if (i + 1 >= args.size()) {
@@ -120,13 +132,51 @@ int run_agent(std::span<const std::string> args, Environment &env) {
     } else if (a == "--emit-only") {
       options.emit_only = true;
     } else if (a == "--offline") {
-      // the only proposer so far
+      offline = true;
+    } else if (a == "--llm" || a == "--llm-model") {
+      if (!(v = value(i, a)))
+        return kExitUsage;
+      (a == "--llm" ? llm_url : llm_model) = *v;
+    } else if (a == "--repair-rounds" || a == "--token-budget") {
+      if (!(v = value(i, a)))
+        return kExitUsage;
+      try {
+        size_t used = 0;
+        const long long n = std::stoll(*v, &used);
+        if (used != v->size() || n < 0 || n > 1'000'000'000)
+          throw std::invalid_argument(*v);
+        if (a == "--repair-rounds")
+          options.repair_rounds = static_cast<int>(std::min<long long>(n, 100));
+        else
+          token_budget = n;
+      } catch (const std::exception &) {
+        env.err << "argus agent: error: " << a << " expects a non-negative number\n";
+        return kExitUsage;
+      }
     } else if (!a.starts_with("-") && options.file.empty()) {
       options.file = a;
     } else {
       env.err << "argus agent: error: unknown argument '" << a << "' (see 'argus help agent')\n";
       return kExitUsage;
     }
+  }
+  if (offline && !llm_url.empty()) {
+    env.err << "argus agent: error: --offline and --llm exclude each other\n";
+    return kExitUsage;
+  }
+  if (!llm_url.empty()) {
+    agent::ModelOptions model;
+    model.base_url = llm_url;
+    const char *name = std::getenv("ARGUS_LLM_MODEL");
+    model.model = !llm_model.empty() ? llm_model : name ? name : "";
+    if (model.model.empty()) {
+      env.err << "argus agent: error: --llm needs a model (--llm-model NAME or ARGUS_LLM_MODEL)\n";
+      return kExitUsage;
+    }
+    if (const char *key = std::getenv("ARGUS_LLM_API_KEY"))
+      model.api_key = key;
+    model.token_budget = token_budget;
+    options.model = model;
   }
   if (options.file.empty() || options.kernel.empty()) {
     env.err << "argus agent: error: expected FILE and --kernel NAME (see 'argus help agent')\n";

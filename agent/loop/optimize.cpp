@@ -268,13 +268,16 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
                              (baseline.error.empty() ? "" : ": " + baseline.error) +
                              (baseline.ok && !baseline.correct ? ": results are not correct" : ""));
 
-  // The offline proposer applies techniques through the server's refactor
-  // code actions only: the others are a model's (a later proposer).
-  KnowledgeBase offline;
+  // Offline, techniques are applied through the server's refactor code
+  // actions only; with a model, every technique of the target is an action.
+  std::optional<ChatClient> model;
+  if (o.model)
+    model.emplace(*o.model);
+  KnowledgeBase techniques;
   for (const Technique &t : kb.techniques)
-    if (!t.refactor.empty())
-      offline.techniques.push_back(t);
-  Planner planner(offline, o.target, o.knobs.empty() ? discover_knobs(start_text) : o.knobs);
+    if (model || !t.refactor.empty())
+      techniques.techniques.push_back(t);
+  Planner planner(techniques, o.target, o.knobs ? *o.knobs : discover_knobs(start_text));
   planner.record(Action{}, features_of(diagnostics, baseline.measurement),
                  {Outcome::Kind::Correct, baseline.measurement.seconds});
   say("baseline: " + ms(baseline.measurement.seconds));
@@ -283,73 +286,136 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
   std::string best_text = start_text;
   Measurement best_measurement = baseline.measurement;
 
+  // A candidate, as the server and the runner see it.
+  struct Verdict {
+    Outcome outcome{Outcome::Kind::NoChange, 0};
+    std::string note;
+    json diagnostics;
+    Measurement measurement;
+  };
+  const auto evaluate = [&](const std::string &text) {
+    Verdict v;
+    client.change(uri, text);
+    v.diagnostics = client.diagnostics(uri);
+    if (const auto errors = errors_of(v.diagnostics); !errors.empty()) {
+      const bool checker = errors.front().starts_with("E09");
+      v.outcome.kind = checker ? Outcome::Kind::Violation : Outcome::Kind::CompileError;
+      v.note = errors.front();
+      return v;
+    }
+    const json verification = client.execute("argus.verification", {{"uri", uri}});
+    const json *summary = kernel_summary(verification, o.kernel);
+    std::string why;
+    if (!summary || !proves_at_least(*start_summary, start_text, *summary, text, why)) {
+      v.outcome.kind = Outcome::Kind::Violation;
+      v.note = "proves less than the start: " + (summary ? why : "the kernel is gone");
+      return v;
+    }
+    const Benchmark b = benchmark();
+    if (!b.ok && b.stage == "timeout")
+      v.outcome.kind = Outcome::Kind::Timeout;
+    else if (!b.ok && (b.stage == "compile" || b.measurement.seconds <= 0))
+      v.outcome.kind = Outcome::Kind::CompileError;
+    else if (!b.correct)
+      v.outcome.kind = Outcome::Kind::WrongResult;
+    else
+      v.outcome = {Outcome::Kind::Correct, b.measurement.seconds};
+    if (v.outcome.kind != Outcome::Kind::Correct)
+      v.note = b.error.empty() ? b.stage : b.error;
+    v.measurement = b.measurement;
+    return v;
+  };
+  const auto measured = [&](const Measurement &m) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.4f ms", m.seconds * 1e3);
+    return std::string(text) +
+           (m.flops > 0 ? ", " + std::to_string(static_cast<int64_t>(m.flops / m.seconds / 1e12)) +
+                              " TFLOP/s"
+                        : "");
+  };
+
   for (int step = 1; step <= o.budget; ++step) {
     const Features features = features_of(diagnostics, best_measurement);
     const Action action = planner.choose(features);
-    // The offline proposer.
+    // The proposers: knob moves and refactor code actions offline; a model
+    // for the other techniques when one is given.
     std::optional<std::string> candidate;
     std::string note;
+    ProposalContext context{
+        best_text,         o.kernel, nullptr, diagnostics, measured(best_measurement),
+        planner.summary(), "",       ""};
+    const auto ask_model = [&]() -> std::optional<std::string> {
+      try {
+        const std::string answer = model->complete(proposal_messages(context));
+        auto file = file_from_answer(answer);
+        if (!file)
+          note = "the model's answer has no file in a code block";
+        return file;
+      } catch (const ModelError &error) {
+        note = std::string("model: ") + error.what();
+        return std::nullopt;
+      }
+    };
     if (action.kind == Action::Kind::Knob) {
       candidate = set_constant(best_text, action.knob, action.to);
-    } else if (const Technique *t = offline.find(action.technique); t) {
-      const json whole = {{"start", {{"line", 0}, {"character", 0}}},
-                          {"end", {{"line", 1 << 20}, {"character", 0}}}};
-      for (const json &a : client.code_actions(uri, whole))
-        if (a.value("kind", "") == t->refactor && a.contains("edit")) {
-          candidate = apply_workspace_edit(best_text, a["edit"], uri);
-          break;
-        }
-      if (!candidate)
+    } else if (const Technique *t = techniques.find(action.technique); t) {
+      if (!t->refactor.empty()) {
+        const json whole = {{"start", {{"line", 0}, {"character", 0}}},
+                            {"end", {{"line", 1 << 20}, {"character", 0}}}};
+        for (const json &a : client.code_actions(uri, whole))
+          if (a.value("kind", "") == t->refactor && a.contains("edit")) {
+            candidate = apply_workspace_edit(best_text, a["edit"], uri);
+            break;
+          }
+      }
+      if (!candidate && model) {
+        context.technique = t;
+        candidate = ask_model();
+      } else if (!candidate) {
         note = "no " + t->refactor + " here";
+      }
     }
-    Outcome outcome{Outcome::Kind::NoChange, 0};
+    Verdict verdict;
+    int repairs = 0;
     std::string text = best_text;
     if (candidate && *candidate != best_text) {
       text = *candidate;
-      client.change(uri, text);
-      const json candidate_diagnostics = client.diagnostics(uri);
-      const auto errors = errors_of(candidate_diagnostics);
-      if (!errors.empty()) {
-        const bool checker = errors.front().starts_with("E09");
-        outcome.kind = checker ? Outcome::Kind::Violation : Outcome::Kind::CompileError;
-        note = errors.front();
-      } else {
-        const json verification = client.execute("argus.verification", {{"uri", uri}});
-        const json *summary = kernel_summary(verification, o.kernel);
-        std::string why;
-        if (!summary || !proves_at_least(*start_summary, start_text, *summary, text, why)) {
-          outcome.kind = Outcome::Kind::Violation;
-          note = "proves less than the start: " + (summary ? why : "the kernel is gone");
-        } else {
-          const Benchmark b = benchmark();
-          if (!b.ok && b.stage == "timeout")
-            outcome.kind = Outcome::Kind::Timeout;
-          else if (!b.ok && (b.stage == "compile" || b.measurement.seconds <= 0))
-            outcome.kind = Outcome::Kind::CompileError;
-          else if (!b.correct)
-            outcome.kind = Outcome::Kind::WrongResult;
-          else
-            outcome = {Outcome::Kind::Correct, b.measurement.seconds};
-          if (outcome.kind != Outcome::Kind::Correct)
-            note = b.error.empty() ? b.stage : b.error;
-          if (outcome.kind == Outcome::Kind::Correct && outcome.seconds < planner.best_seconds()) {
-            best_text = text;
-            best_measurement = b.measurement;
-            diagnostics = candidate_diagnostics;
-          }
-        }
+      verdict = evaluate(text);
+      // Repair rounds: the model sees what the server said of its version.
+      while (model && action.kind == Action::Kind::Technique && repairs < o.repair_rounds &&
+             (verdict.outcome.kind == Outcome::Kind::Violation ||
+              verdict.outcome.kind == Outcome::Kind::CompileError)) {
+        ++repairs;
+        context.rejection = verdict.note + "\nIts diagnostics: " + verdict.diagnostics.dump(1);
+        context.rejected_text = text;
+        const auto repaired = ask_model();
+        if (!repaired || *repaired == best_text)
+          break;
+        text = *repaired;
+        verdict = evaluate(text);
+      }
+      note = verdict.note.empty() ? note : verdict.note;
+      if (verdict.outcome.kind == Outcome::Kind::Correct &&
+          verdict.outcome.seconds < planner.best_seconds()) {
+        best_text = text;
+        best_measurement = verdict.measurement;
+        diagnostics = verdict.diagnostics;
       }
       if (best_text != text)
         client.change(uri, best_text); // back to the best version
     }
+    const Outcome outcome = verdict.outcome;
     planner.record(action, features, outcome);
     json entry = planner.trajectory().back();
     entry["note"] = note;
+    entry["repairs"] = repairs;
     result.trajectory.push_back(entry);
     say("step " + std::to_string(step) + "/" + std::to_string(o.budget) + ": " + action.key() +
         " -> " + entry["outcome"].get<std::string>() +
-        (outcome.kind == Outcome::Kind::Correct ? " " + ms(outcome.seconds) : "") + " (best " +
-        ms(planner.best_seconds()) + ")" + (note.empty() ? "" : " — " + note));
+        (outcome.kind == Outcome::Kind::Correct ? " " + ms(outcome.seconds) : "") +
+        (repairs ? " after " + std::to_string(repairs) + " repair" + (repairs == 1 ? "" : "s")
+                 : "") +
+        " (best " + ms(planner.best_seconds()) + ")" + (note.empty() ? "" : " — " + note));
   }
   result.best_text = best_text;
   result.best_seconds = planner.best_seconds();

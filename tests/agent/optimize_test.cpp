@@ -125,7 +125,10 @@ TEST(OptimizeTest, BadCommandLinesAreUsageErrors) {
   for (const std::string args :
        {"agent", "agent tune x.argus", "agent optimize", "agent optimize x.argus --kernel",
         "agent optimize /nonexistent.argus --kernel k", "agent optimize x --kernel k --budget 0",
-        "agent optimize x --kernel k --target sm80"}) {
+        "agent optimize x --kernel k --target sm80",
+        "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --offline",
+        "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --repair-rounds "
+        "-1"}) {
     const std::string command = std::string(ARGUS_BINARY) + " " + args + " 2>&1";
     FILE *pipe = ::popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);

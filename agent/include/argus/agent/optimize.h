@@ -17,6 +17,7 @@
 #pragma once
 
 #include "argus/agent/knowledge_base.h"
+#include "argus/agent/llm_proposer.h"
 #include "argus/agent/lsp_client.h"
 #include "argus/agent/planner.h"
 
@@ -24,6 +25,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,10 +39,15 @@ struct OptimizeOptions {
   bool emit_only = false; // argus.benchmark with emitOnly (a runner that builds the sources)
   std::vector<std::string> runner_args;
   std::chrono::milliseconds benchmark_timeout{std::chrono::minutes(10)};
-  // Knobs: module constants and the values to try; empty: every module
-  // constant that is a power of two from 2 to 4096, tried at half, double
-  // and four times... within [2, 4096].
-  std::vector<Knob> knobs;
+  // Knobs: module constants and the values to try; unset: every module
+  // constant that is a power of two from 2 to 4096, tried from a quarter to
+  // four times its value (discover_knobs); empty: no knob moves.
+  std::optional<std::vector<Knob>> knobs;
+  // A model endpoint for the techniques no code action applies; without one
+  // the loop is offline. After a rejected version the model is asked again
+  // with the server's diagnostics, up to `repair_rounds` times.
+  std::optional<ModelOptions> model;
+  int repair_rounds = 2;
 };
 
 struct OptimizeResult {

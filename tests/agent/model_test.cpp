@@ -1,0 +1,167 @@
+// The model proposer against a scripted model: a real HTTP server on loopback
+// (cpp-httplib) that answers chat completions in a planned order, driving the
+// loop through the real `argus lsp` and the tests' runner: a version with a
+// race the checker rejects, its repair after the counterexample (accepted:
+// faster), a version that deletes an assertion (refused), an answer without
+// a file, and what the model was told.
+#include "argus/agent/llm_proposer.h"
+#include "argus/agent/optimize.h"
+
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace argus::agent {
+namespace {
+
+using nlohmann::json;
+
+const std::string kFixtures = std::string(ARGUS_SOURCE_DIR) + "/tests/agent/fixtures";
+
+std::string read(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string fenced(const std::string &file) { return "Here it is:\n```python\n" + file + "```\n"; }
+
+// A chat-completions endpoint that answers from a script, recording requests.
+class ScriptedModel {
+public:
+  explicit ScriptedModel(std::vector<std::string> answers) : answers_(std::move(answers)) {
+    server_.Post("/v1/chat/completions", [this](const httplib::Request &request,
+                                                httplib::Response &response) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back(json::parse(request.body));
+      authorization_ = request.get_header_value("Authorization");
+      const std::string content =
+          next_ < answers_.size() ? answers_[next_++] : std::string("no more ideas");
+      const json body = {
+          {"id", "scripted"},
+          {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}}}},
+          {"usage", {{"total_tokens", 100}}}};
+      response.set_content(body.dump(), "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~ScriptedModel() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  std::vector<json> requests() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return requests_;
+  }
+  std::string authorization() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return authorization_;
+  }
+
+private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::vector<std::string> answers_;
+  size_t next_ = 0;
+  std::vector<json> requests_;
+  std::string authorization_;
+};
+
+TEST(ModelTest, AnswersAreFilesInCodeBlocks) {
+  EXPECT_EQ(file_from_answer("```python\n@kernel(grid=1, block=1)\ndef k(): pass\n```"),
+            "@kernel(grid=1, block=1)\ndef k(): pass\n");
+  EXPECT_FALSE(file_from_answer("I would vectorize the copy."));
+  EXPECT_FALSE(file_from_answer("```\nprint(1)\n```")); // not a kernel file
+  EXPECT_THROW(ChatClient(ModelOptions{"ftp://x", "m", "", {}, 0, 1, 0.0}), ModelError);
+}
+
+TEST(ModelTest, AnUnreachableEndpointIsAnErrorAfterTheRetries) {
+  ModelOptions o;
+  o.base_url = "http://127.0.0.1:9/v1"; // discard port: nothing listens
+  o.model = "m";
+  o.retries = 1;
+  o.timeout = std::chrono::milliseconds(500);
+  ChatClient client(o);
+  try {
+    client.complete({{{"role", "user"}, {"content", "hi"}}});
+    FAIL() << "an answer from nowhere";
+  } catch (const ModelError &error) {
+    EXPECT_NE(std::string(error.what()).find("after 2 attempts"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ModelTest, TheLoopRejectsRepairsAndRefusesThroughTheServer) {
+  const std::string start = read(kFixtures + "/tunable_copy.argus");
+  // A race: the staged element is read back by another thread with no barrier.
+  std::string racy = start;
+  racy.replace(racy.find("    v = X[i]\n"), std::string("    v = X[i]\n").size(),
+               "    s = make_shared((BLOCK,), f32)\n    t = thread_id()\n    s[t] = X[i]\n"
+               "    v = s[(t + 1) % BLOCK]\n");
+  std::string faster = start;
+  faster.replace(faster.find("BLOCK = 64"), 10, "BLOCK = 256");
+  std::string no_assert = faster;
+  no_assert.replace(no_assert.find("    assert_tag(v, {\"i\": i})\n"),
+                    std::string("    assert_tag(v, {\"i\": i})\n").size(), "");
+  ScriptedModel model({fenced(racy), fenced(faster), fenced(no_assert),
+                       "I would rather not write the file.", fenced(faster)});
+  LspClientOptions client_options;
+  client_options.program = ARGUS_BINARY;
+  const std::string runner = "sh " + kFixtures + "/tuning_runner.sh {artifact}";
+  client_options.args = {"--allow-runner=" + runner};
+  client_options.settings = {{"runner", runner}};
+  LspClient client(client_options);
+  client.start();
+  OptimizeOptions o;
+  o.file = kFixtures + "/tunable_copy.argus";
+  o.kernel = "copy";
+  o.budget = 3;
+  o.emit_only = true;
+  o.knobs = std::vector<Knob>{}; // only the model's moves
+  o.model = ModelOptions{model.url(), "scripted", "test-key", std::chrono::seconds(30),
+                         0,           1'000'000,  0.0};
+  o.repair_rounds = 1;
+  const KnowledgeBase kb = load_knowledge_base(std::string(ARGUS_SOURCE_DIR) + "/agent/kb");
+  const OptimizeResult result = optimize(client, kb, o);
+  const json &t = result.trajectory;
+  ASSERT_EQ(t.size(), 3u) << t.dump(1);
+  // Step 1: the racy version is rejected, its repair is faster and accepted.
+  EXPECT_EQ(t[0]["outcome"], "correct") << t.dump(1);
+  EXPECT_EQ(t[0]["repairs"], 1);
+  EXPECT_DOUBLE_EQ(result.best_seconds, 1e-3);
+  EXPECT_NE(result.best_text.find("BLOCK = 256"), std::string::npos);
+  // Step 2: deleting the assertion is refused; the repair has no file.
+  EXPECT_EQ(t[1]["outcome"], "violation") << t.dump(1);
+  EXPECT_EQ(t[1]["repairs"], 1);
+  EXPECT_NE(result.best_text.find("assert_tag(v"), std::string::npos);
+  // Step 3: the same file again is no change.
+  EXPECT_EQ(t[2]["outcome"], "no-change") << t.dump(1);
+  // What the model was told: the technique's entry, the kernel, and in the
+  // repair round the server's counterexample of its racy version.
+  const auto requests = model.requests();
+  ASSERT_GE(requests.size(), 4u);
+  const std::string first = requests[0]["messages"][1]["content"];
+  EXPECT_NE(first.find("Invariants to add"), std::string::npos);
+  EXPECT_NE(first.find("def copy("), std::string::npos);
+  const std::string repair = requests[1]["messages"][1]["content"];
+  EXPECT_NE(repair.find("Your last version was refused"), std::string::npos);
+  EXPECT_NE(repair.find("E0902"), std::string::npos) << repair.substr(0, 2000);
+  EXPECT_NE(repair.find("\"thread\""), std::string::npos); // the counterexample's data
+  const std::string refused = requests[3]["messages"][1]["content"];
+  EXPECT_NE(refused.find("proves less than the start"), std::string::npos);
+  EXPECT_EQ(model.authorization(), "Bearer test-key");
+}
+
+} // namespace
+} // namespace argus::agent
