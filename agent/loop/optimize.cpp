@@ -334,6 +334,25 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
                         : "");
   };
 
+  // The server's account of the first checker error of the document as it is
+  // now: its counterexample's history (argus.explain), for a repair prompt.
+  const auto explanation = [&](const json &diagnostics) -> std::string {
+    for (const json &d : diagnostics)
+      if (d.value("severity", 0) == 1 && d.value("code", "").starts_with("E09")) {
+        try {
+          const json e = client.execute("argus.explain", {{"uri", uri}, {"diagnostic", d}});
+          const std::string text = e.value("markdown", "");
+          if (!text.empty())
+            return "\nThe server's explanation of " + d.value("code", "") + ", step by step:\n" +
+                   text;
+        } catch (const LspError &) {
+          // No explanation: the diagnostics above still say it.
+        }
+        break;
+      }
+    return "";
+  };
+
   for (int step = 1; step <= o.budget; ++step) {
     const Features features = features_of(diagnostics, best_measurement);
     const Action action = planner.choose(features);
@@ -386,7 +405,8 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
              (verdict.outcome.kind == Outcome::Kind::Violation ||
               verdict.outcome.kind == Outcome::Kind::CompileError)) {
         ++repairs;
-        context.rejection = verdict.note + "\nIts diagnostics: " + verdict.diagnostics.dump(1);
+        context.rejection = verdict.note + "\nIts diagnostics: " + verdict.diagnostics.dump(1) +
+                            explanation(verdict.diagnostics);
         context.rejected_text = text;
         const auto repaired = ask_model();
         if (!repaired || *repaired == best_text)
