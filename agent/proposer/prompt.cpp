@@ -16,8 +16,9 @@ std::vector<json> proposal_messages(const ProposalContext &c) {
   std::string user = "Kernel to optimize: `" + c.kernel + "`.\n\n";
   if (c.technique) {
     user += "Technique: " + c.technique->title + " (" + c.technique->id + ").\n";
-    for (const auto &[name, text] : c.technique->sections)
-      user += "### " + name + "\n" + text + "\n";
+    for (const std::string &name : knowledge_sections()) // in the entry's order
+      if (auto it = c.technique->sections.find(name); it != c.technique->sections.end())
+        user += "### " + name + "\n" + it->second + "\n";
   } else {
     user += "Technique: your choice.\n";
   }
