@@ -24,8 +24,8 @@ const std::string_view kAgentHelp =
     "moved to a neighbouring power of two, or the server's refactor code action),\n"
     "and a candidate counts only when it checks clean, proves at least what the\n"
     "start proved with every assertion kept, and the runner finds it correct.\n"
-    "FILE is never written: the best version, the trajectory (JSON Lines) and a\n"
-    "report go to DIR (default: agent-out).\n"
+    "FILE is never written: the best version, the trajectory (JSON Lines), a\n"
+    "report and its plot of speed per step (report.svg) go to DIR (default: agent-out).\n"
     "\n"
     "Options:\n"
     "  --kernel NAME      the kernel to optimize (its @bench times it)\n"
@@ -224,6 +224,7 @@ int run_agent(std::span<const std::string> args, Environment &env) {
   for (const auto &step : result.trajectory)
     trajectory << step.dump() << "\n";
   std::ofstream(out / "report.md") << result.report;
+  std::ofstream(out / "report.svg") << result.plot;
   env.out << "best " << result.best_seconds * 1e3 << " ms, baseline "
           << result.baseline_seconds * 1e3 << " ms ("
           << result.baseline_seconds / result.best_seconds << "x); written to "

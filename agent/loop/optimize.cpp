@@ -455,7 +455,96 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
                   s["reward"].get<double>(), s["note"].get<std::string>().substr(0, 80).c_str());
     result.report += line;
   }
+  // The roofline: the least time the baseline's FLOPs and bytes allow.
+  const Measurement &b = baseline.measurement;
+  double floor_seconds = 0;
+  if (b.flops > 0 && b.peak_flops > 0)
+    floor_seconds = b.flops / b.peak_flops;
+  if (b.bytes > 0 && b.peak_bandwidth > 0)
+    floor_seconds = std::max(floor_seconds, b.bytes / b.peak_bandwidth);
+  result.plot = speed_plot(result.trajectory, result.baseline_seconds,
+                           floor_seconds > 0 ? result.baseline_seconds / floor_seconds : 0);
+  result.report += "\n![speed per step](report.svg)\n";
   return result;
+}
+
+std::string speed_plot(const json &trajectory, double baseline_seconds, double ceiling) {
+  const double width = 640, height = 360, left = 56, right = 16, top = 32, bottom = 44;
+  const size_t steps = trajectory.size();
+  double top_speed = std::max(1.0, ceiling);
+  for (const json &s : trajectory)
+    if (s.value("outcome", "") == "correct" && s.value("seconds", 0.0) > 0)
+      top_speed = std::max(top_speed, baseline_seconds / s["seconds"].get<double>());
+  top_speed *= 1.1;
+  const auto x = [&](double step) {
+    return left + (width - left - right) * (steps ? step / static_cast<double>(steps) : 0);
+  };
+  const auto y = [&](double speed) {
+    return top + (height - top - bottom) * (1 - speed / top_speed);
+  };
+  std::string svg;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
+                width, height, width, height);
+  svg += buf;
+  svg += "<title>speed per step, relative to the starting kernel</title>\n";
+  std::snprintf(buf, sizeof buf,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n"
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                left, top, left, height - bottom, left, height - bottom, width - right,
+                height - bottom);
+  svg += buf;
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double speed = top_speed * tick / 4;
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.2fx</text>\n",
+                  left - 4, y(speed) + 4, speed);
+    svg += buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">step (of %zu)</text>\n",
+                (left + width - right) / 2, height - 10, steps);
+  svg += buf;
+  if (ceiling > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "<line class=\"roofline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                  "stroke=\"gray\" stroke-dasharray=\"4 3\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
+                  "text-anchor=\"end\" fill=\"gray\">roofline %.2fx</text>\n",
+                  left, y(ceiling), width - right, y(ceiling), width - right, y(ceiling) - 4,
+                  ceiling);
+    svg += buf;
+  }
+  // The best so far, as a step line from the baseline.
+  std::string best = "<polyline class=\"best\" fill=\"none\" stroke=\"#1f77b4\" points=\"";
+  double best_speed = 1;
+  std::snprintf(buf, sizeof buf, "%.1f,%.1f", x(0), y(1));
+  best += buf;
+  std::string marks;
+  for (size_t i = 0; i < steps; ++i) {
+    const json &s = trajectory[i];
+    const double step = static_cast<double>(s.value("step", static_cast<int>(i + 1)) - 1);
+    if (s.value("outcome", "") == "correct" && s.value("seconds", 0.0) > 0) {
+      const double speed = baseline_seconds / s["seconds"].get<double>();
+      std::snprintf(buf, sizeof buf,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#ff7f0e\"><title>%s: "
+                    "%.2fx</title></circle>\n",
+                    x(step), y(speed), s.value("action", "").c_str(), speed);
+      marks += buf;
+      best_speed = std::max(best_speed, speed);
+    } else if (s.value("outcome", "") != "no-change") {
+      std::snprintf(buf, sizeof buf,
+                    "<text class=\"failed\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                    "fill=\"#d62728\">x<title>%s: %s</title></text>\n",
+                    x(step), height - bottom + 4, s.value("action", "").c_str(),
+                    s.value("outcome", "").c_str());
+      marks += buf;
+    }
+    std::snprintf(buf, sizeof buf, " %.1f,%.1f", x(step), y(best_speed));
+    best += buf;
+  }
+  svg += best + "\"/>\n" + marks + "</svg>\n";
+  return svg;
 }
 
 } // namespace argus::agent

@@ -72,6 +72,21 @@ TEST(OptimizeTest, WorkspaceEditsApplyInUtf16Units) {
   EXPECT_EQ(file_uri("/tmp/a b/k#1.argus"), "file:///tmp/a%20b/k%231.argus");
 }
 
+TEST(OptimizeTest, ThePlotShowsPointsFailuresTheBestAndTheRoofline) {
+  const json trajectory = json::array(
+      {{{"step", 2}, {"action", "knob:BM=128"}, {"outcome", "correct"}, {"seconds", 0.5}},
+       {{"step", 3}, {"action", "technique:double-buffer"}, {"outcome", "violation"}},
+       {{"step", 4}, {"action", "technique:unroll"}, {"outcome", "no-change"}}});
+  const std::string svg = speed_plot(trajectory, 1.0, 4.0);
+  EXPECT_TRUE(svg.starts_with("<svg "));
+  EXPECT_NE(svg.find("knob:BM=128: 2.00x"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"failed\""), std::string::npos);
+  EXPECT_NE(svg.find("technique:double-buffer: violation"), std::string::npos);
+  EXPECT_EQ(svg.find("technique:unroll"), std::string::npos); // no change, no mark
+  EXPECT_NE(svg.find("roofline 4.00x"), std::string::npos);
+  EXPECT_EQ(speed_plot(trajectory, 1.0, 0).find("roofline"), std::string::npos);
+}
+
 std::string read(const std::filesystem::path &p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -118,6 +133,19 @@ TEST(OptimizeTest, TheOfflineTunerFindsTheFastestKnobThroughTheServer) {
   EXPECT_EQ(steps, 8);
   EXPECT_TRUE(found) << read(out / "trajectory.jsonl");
   EXPECT_NE(read(out / "report.md").find("| step | action | outcome |"), std::string::npos);
+  // The plot: a point per correct step, the best-so-far line ending at 4x.
+  const std::string plot = read(out / "report.svg");
+  EXPECT_TRUE(plot.starts_with("<svg ")) << plot.substr(0, 200);
+  size_t points = 0;
+  for (size_t at = plot.find("<circle"); at != std::string::npos; at = plot.find("<circle", at + 1))
+    ++points;
+  size_t correct = 0;
+  std::istringstream again(read(out / "trajectory.jsonl"));
+  while (std::getline(again, line))
+    correct += json::parse(line)["outcome"] == "correct";
+  EXPECT_EQ(points, correct);
+  EXPECT_NE(plot.find("knob:BLOCK=256: 4.00x"), std::string::npos);
+  EXPECT_NE(plot.find("class=\"best\""), std::string::npos);
   std::filesystem::remove_all(out);
 }
 

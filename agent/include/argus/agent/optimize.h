@@ -56,7 +56,13 @@ struct OptimizeResult {
   double best_seconds = 0;
   nlohmann::json trajectory = nlohmann::json::array(); // one object per step
   std::string report;                                  // Markdown
+  std::string plot;                                    // SVG: speed per step (speed_plot)
 };
+
+// Speed per step as an SVG: the speedup over the baseline of each correct
+// version (a point), the best so far (a line), failed steps (a cross on the
+// axis) and, when `ceiling` > 0, the roofline's speedup (a dashed line).
+std::string speed_plot(const nlohmann::json &trajectory, double baseline_seconds, double ceiling);
 
 // The module constants of `text` that look like tuning knobs (see OptimizeOptions::knobs).
 std::vector<Knob> discover_knobs(const std::string &text);
