@@ -23,8 +23,6 @@ LspClient::~LspClient() {
 
 pid_t LspClient::server_pid() const { return process_ ? process_->pid() : -1; }
 
-bool LspClient::server_alive() const { return process_ && !process_->ended(); }
-
 void LspClient::start() {
   if (running_)
     return;

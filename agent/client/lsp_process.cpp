@@ -178,18 +178,6 @@ bool LspProcess::ended() const {
   return ended_;
 }
 
-bool LspProcess::running() {
-  if (pid_ <= 0)
-    return false;
-  int status = 0;
-  const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-  if (r == pid_) {
-    pid_ = -1;
-    return false;
-  }
-  return r == 0;
-}
-
 int LspProcess::finish(std::chrono::milliseconds grace) {
   if (to_server_ >= 0) {
     ::close(to_server_);

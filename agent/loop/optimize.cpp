@@ -326,9 +326,7 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
     return v;
   };
   const auto measured = [&](const Measurement &m) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.4f ms", m.seconds * 1e3);
-    return std::string(text) +
+    return ms(m.seconds) +
            (m.flops > 0 ? ", " + std::to_string(static_cast<int64_t>(m.flops / m.seconds / 1e12)) +
                               " TFLOP/s"
                         : "");

@@ -108,7 +108,7 @@ public:
   }
 
   // Proves every obligation; `tags_why` / `stores_why` say why not (empty: proved).
-  void run(bool global_bounds_proved, z3::solver *shared, KernelReport &report,
+  void run(bool global_bounds_proved, z3::solver &shared, KernelReport &report,
            std::string &tags_why, std::string &stores_why) {
     const auto refuse_all = [&](const std::string &why) {
       tags_why = why;
@@ -124,16 +124,8 @@ public:
     if (!tags_unmodeled_.empty())
       tags_why = tags_unmodeled_;
     // The bounds proof's solver holds the same facts over the same names (the
-    // same kernel walked in the same order); its own otherwise.
-    std::optional<z3::solver> own;
-    if (!shared) {
-      own.emplace(ctx_);
-      z3::params p(ctx_);
-      p.set("timeout", options_.query_timeout_ms);
-      own->set(p);
-      own->add(prover_.facts());
-    }
-    z3::solver &solver = shared ? *shared : *own;
+    // same kernel walked in the same order); each query in a scope of its own.
+    z3::solver &solver = shared;
     // Each obligation as a counterexample formula (its path and its goal
     // negated); those the proof cannot state say why.
     std::vector<std::pair<const Obligation *, z3::expr>> open;
@@ -1110,9 +1102,11 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
     return refuse("the kernel reads or writes through views, which the proof does not follow");
   if (calls.device)
     return refuse("the proof does not inline @device functions");
+  if (!reach.kernel_solver)
+    return refuse("the bounds proof did not run");
   TagProof proof(file, kernel, options);
   proof.run(reach.global_accesses == reach.global_proved && reach.opaque_tensors.empty(),
-            reach.kernel_solver.get(), report, reach.tags_why, reach.stores_why);
+            *reach.kernel_solver, report, reach.tags_why, reach.stores_why);
   reach.tags_proved = reach.tags_why.empty();
   reach.stores_proved = reach.stores_why.empty();
 }

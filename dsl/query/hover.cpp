@@ -318,10 +318,9 @@ std::optional<HoverInfo> hover_at(const CheckedFile &file, Position position) {
     if (symbol->type.is_tensor()) {
       if (auto layout = query::layout_of_symbol(file, function, *symbol)) {
         hover.markdown += "\n\nlayout `" + layout->str() + "`";
-        std::string why_not;
         // A picture of a grid: rank 2 or more, no swizzle (a rank-1 layout is its text).
         if (layout->element_bytes <= 1 && layout->str().starts_with("(") &&
-            layout_svg(layout->str(), why_not))
+            layout_drawable(layout->str()))
           hover.pictures.push_back(layout->str());
         if (layout->element_bytes > 1)
           hover.markdown += " (the swizzle acts on byte addresses of " +

@@ -119,12 +119,7 @@ std::string render(const std::string &title, int64_t rows, int64_t cols,
 
 std::optional<std::string> tv_svg(const layout::TvLayout &tv, std::string_view expr,
                                   std::string &error) {
-  const int64_t rows = tv.rows, cols = tv.cols;
-  if (rows * cols > kMaxCells) {
-    error = "the operand has " + std::to_string(rows * cols) + " elements; at most " +
-            std::to_string(kMaxCells) + " are drawn";
-    return std::nullopt;
-  }
+  const int64_t rows = tv.rows, cols = tv.cols; // at most kMaxCells: drawing_of
   const bool broadcast = layout::is_broadcast(tv);
   const int64_t threads = tv.threads, values = layout::values_per_thread(tv);
   std::vector<Cell> cells(static_cast<size_t>(rows * cols));
@@ -163,14 +158,31 @@ std::optional<std::string> tv_svg(const layout::TvLayout &tv, std::string_view e
 
 } // namespace
 
-std::optional<std::string> layout_svg(std::string_view expr, std::string &error) {
+namespace {
+
+// What layout_svg draws for EXPR, without drawing it: a thread-value entry,
+// or the index table of a plain layout (at most kMaxCells cells).
+struct Drawing {
+  const layout::TvLayout *tv = nullptr;
+  std::optional<layout::calc::Value> value;
+  layout::calc::Table table;
+};
+
+std::optional<Drawing> drawing_of(std::string_view expr, std::string &error) {
   const layout::calc::Evaluation evaluation = layout::calc::evaluate_expression(expr);
   if (evaluation.error) {
     error = layout::calc::format_error(expr, *evaluation.error);
     return std::nullopt;
   }
-  if (const layout::TvLayout *tv = tv_entry_of(expr))
-    return tv_svg(*tv, expr, error);
+  Drawing d;
+  if ((d.tv = tv_entry_of(expr))) {
+    if (int64_t{d.tv->rows} * d.tv->cols > kMaxCells) {
+      error = "the operand has " + std::to_string(int64_t{d.tv->rows} * d.tv->cols) +
+              " elements; at most " + std::to_string(kMaxCells) + " are drawn";
+      return std::nullopt;
+    }
+    return d;
+  }
   const layout::calc::Value &value = *evaluation.value;
   const auto *plain = std::get_if<layout::Layout>(&value);
   layout::calc::Value grid = value;
@@ -181,14 +193,34 @@ std::optional<std::string> layout_svg(std::string_view expr, std::string &error)
     error = made.error().message;
     return std::nullopt;
   }
-  const layout::calc::Table &table = made.value();
-  const int64_t rows = static_cast<int64_t>(table.cells.size());
-  const int64_t cols = rows == 0 ? 0 : static_cast<int64_t>(table.cells[0].size());
+  d.table = std::move(made.value());
+  const int64_t rows = static_cast<int64_t>(d.table.cells.size());
+  const int64_t cols = rows == 0 ? 0 : static_cast<int64_t>(d.table.cells[0].size());
   if (rows * cols > kMaxCells) {
     error = "the layout has " + std::to_string(rows * cols) + " cells; at most " +
             std::to_string(kMaxCells) + " are drawn";
     return std::nullopt;
   }
+  d.value = value;
+  return d;
+}
+
+} // namespace
+
+bool layout_drawable(std::string_view expr) {
+  std::string error;
+  return drawing_of(expr, error).has_value();
+}
+
+std::optional<std::string> layout_svg(std::string_view expr, std::string &error) {
+  std::optional<Drawing> d = drawing_of(expr, error);
+  if (!d)
+    return std::nullopt;
+  if (d->tv)
+    return tv_svg(*d->tv, expr, error);
+  const layout::calc::Table &table = d->table;
+  const int64_t rows = static_cast<int64_t>(table.cells.size());
+  const int64_t cols = rows == 0 ? 0 : static_cast<int64_t>(table.cells[0].size());
   std::vector<Cell> cells;
   for (int64_t m = 0; m < rows; ++m)
     for (int64_t n = 0; n < cols; ++n) {
@@ -198,7 +230,7 @@ std::optional<std::string> layout_svg(std::string_view expr, std::string &error)
                        "(" + std::to_string(m) + ", " + std::to_string(n) + "): offset " +
                            std::to_string(offset)});
     }
-  return render(std::string(expr) + " = " + layout::calc::to_string(value), rows, cols, cells);
+  return render(std::string(expr) + " = " + layout::calc::to_string(*d->value), rows, cols, cells);
 }
 
 } // namespace argus

@@ -92,7 +92,6 @@ private:
   nlohmann::json await(int id, std::chrono::milliseconds timeout, const std::string &method);
   // Answers what the server asked of us (configuration, progress tokens, ...).
   void answer_server_requests();
-  bool server_alive() const;
   void restart(const std::string &why);
 
   LspClientOptions options_;

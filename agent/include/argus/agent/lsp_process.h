@@ -57,8 +57,6 @@ public:
   int finish(std::chrono::milliseconds grace);
   // The server's output ended (it exited or closed stdout).
   bool ended() const;
-  // Whether the process is still running (not reaped).
-  bool running();
 
 private:
   void read_loop();

@@ -17,5 +17,8 @@ namespace argus {
 
 // The SVG of EXPR, or nullopt with `error` (malformed, not a layout, too big).
 std::optional<std::string> layout_svg(std::string_view expr, std::string &error);
+// Whether layout_svg would draw EXPR, without drawing it (hover lists only
+// the layouts that have a picture).
+bool layout_drawable(std::string_view expr);
 
 } // namespace argus
