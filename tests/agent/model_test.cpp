@@ -86,6 +86,25 @@ TEST(ModelTest, AnswersAreFilesInCodeBlocks) {
   EXPECT_THROW(ChatClient(ModelOptions{"ftp://x", "m", "", {}, 0, 1, 0.0}), ModelError);
 }
 
+TEST(ModelTest, TheTokenBudgetEndsTheEpisode) {
+  ScriptedModel model({"one", "two", "three"}); // 100 tokens each
+  ModelOptions o;
+  o.base_url = model.url();
+  o.model = "scripted";
+  o.token_budget = 150;
+  ChatClient client(o);
+  EXPECT_EQ(client.complete({{{"role", "user"}, {"content", "a"}}}), "one");
+  EXPECT_EQ(client.complete({{{"role", "user"}, {"content", "b"}}}), "two");
+  EXPECT_EQ(client.tokens_used(), 200);
+  try {
+    client.complete({{{"role", "user"}, {"content", "c"}}});
+    FAIL() << "past the budget";
+  } catch (const ModelError &error) {
+    EXPECT_NE(std::string(error.what()).find("token budget (150) is spent"), std::string::npos);
+  }
+  EXPECT_EQ(model.requests().size(), 2u); // the third was never sent
+}
+
 TEST(ModelTest, AnUnreachableEndpointIsAnErrorAfterTheRetries) {
   ModelOptions o;
   o.base_url = "http://127.0.0.1:9/v1"; // discard port: nothing listens

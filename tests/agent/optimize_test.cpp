@@ -149,12 +149,39 @@ TEST(OptimizeTest, TheOfflineTunerFindsTheFastestKnobThroughTheServer) {
   std::filesystem::remove_all(out);
 }
 
+// A start that does not benchmark is an error that says why (the runner's
+// own message, reached through --runner-arg), and nothing is written.
+TEST(OptimizeTest, AStartThatDoesNotBenchmarkIsAClearError) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-broken-" + std::to_string(::getpid()));
+  const std::string command = std::string(ARGUS_BINARY) + " agent optimize '" + kFixtures +
+                              "/tunable_copy.argus' --kernel copy --budget 2 --emit-only --runner "
+                              "'sh " +
+                              kFixtures +
+                              "/tuning_runner.sh {artifact}' --runner-arg --broken --out '" +
+                              out.string() + "' 2>&1";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+    output.append(buffer, n);
+  EXPECT_EQ(WEXITSTATUS(::pclose(pipe)), 1) << output;
+  EXPECT_NE(output.find("the starting kernel's benchmark failed at runner: asked to fail by "
+                        "--broken"),
+            std::string::npos)
+      << output;
+  EXPECT_FALSE(std::filesystem::exists(out / "best.argus"));
+}
+
 TEST(OptimizeTest, BadCommandLinesAreUsageErrors) {
   for (const std::string args :
        {"agent", "agent tune x.argus", "agent optimize", "agent optimize x.argus --kernel",
         "agent optimize /nonexistent.argus --kernel k", "agent optimize x --kernel k --budget 0",
         "agent optimize x --kernel k --target sm80",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --offline",
+        "agent optimize x --kernel k --kb /nonexistent-kb",
+        "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --token-budget x",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --repair-rounds "
         "-1"}) {
     const std::string command = std::string(ARGUS_BINARY) + " " + args + " 2>&1";
