@@ -1,52 +1,209 @@
-// `argus agent optimize`: agent_command.h.
+// `argus agent optimize` and `argus agent eval`: agent_command.h.
 #include "argus/cli/agent_command.h"
+#include "argus/agent/evaluate.h"
 #include "argus/agent/knowledge_base.h"
 #include "argus/agent/optimize.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 namespace argus::cli {
 
-const std::string_view kAgentSummary = "Optimize a kernel through the language server";
+const std::string_view kAgentSummary = "Optimize kernels through the language server";
 const std::string_view kAgentHelp =
-    "Usage: argus agent optimize FILE --kernel NAME [--budget STEPS] [--target sm90|gfx942]\n"
-    "                            [--offline | --llm URL [--llm-model NAME]]\n"
-    "                            [--repair-rounds N] [--token-budget N]\n"
-    "                            [--runner TEMPLATE] [--runner-arg ARG]...\n"
-    "                            [--emit-only] [--out DIR] [--kb DIR]\n"
+    "Usage: argus agent optimize FILE --kernel NAME [--budget STEPS] [options]\n"
+    "       argus agent eval TASKS [--library TEMPLATE] [--p P] [options]\n"
     "\n"
-    "Runs the optimization loop on the kernel NAME of FILE as a client of\n"
+    "optimize runs the optimization loop on the kernel NAME of FILE as a client of\n"
     "`argus lsp` (the one an editor talks to): a planner picks a knowledge-base\n"
-    "technique or a knob move, the offline proposer applies it (a module constant\n"
-    "moved to a neighbouring power of two, or the server's refactor code action),\n"
+    "technique or a knob move, a proposer applies it (offline: the search over the\n"
+    "module constants and the server's refactor code actions; with --llm: a model),\n"
     "and a candidate counts only when it checks clean, proves at least what the\n"
-    "start proved with every assertion kept, and the runner finds it correct.\n"
-    "FILE is never written: the best version, the trajectory (JSON Lines), a\n"
-    "report and its plot of speed per step (report.svg) go to DIR (default: agent-out).\n"
+    "start proved with every assertion kept, and the runner finds it correct with\n"
+    "fresh inputs. FILE is never written: the best version, the trajectory (JSON\n"
+    "Lines, written step by step), a report and its plot of speed per step\n"
+    "(report.svg) go to DIR (default: agent-out).\n"
+    "\n"
+    "eval runs the loop on every task of the folder TASKS (agent/tasks: a starting\n"
+    "kernel, its @bench sizes, held-out sizes, a budget), runs each best version at\n"
+    "its held-out sizes, and reports the correct rate, the speedup over the start\n"
+    "and fast_p (eval.md, eval.json and a folder per task in DIR, default agent-eval).\n"
     "\n"
     "Options:\n"
     "  --kernel NAME      the kernel to optimize (its @bench times it)\n"
-    "  --budget STEPS     steps to try (default 20)\n"
+    "  --budget STEPS     steps to try (default 20; eval: each task's own)\n"
     "  --target T         sm90 (default) or gfx942\n"
-    "  --offline          no model: knob moves and the server's refactors (the default)\n"
+    "  --offline          no model: the knob search and the server's refactors (the default)\n"
     "  --llm URL          an OpenAI-compatible endpoint (.../v1) for the other techniques;\n"
     "                     the key comes from ARGUS_LLM_API_KEY, never the command line\n"
     "  --llm-model NAME   the model (default: ARGUS_LLM_MODEL)\n"
     "  --repair-rounds N  times a rejected version goes back to the model with the\n"
     "                     server's diagnostics (default 2)\n"
     "  --token-budget N   the episode's tokens (default 1000000)\n"
-    "  --runner TEMPLATE  the benchmark runner template, e.g. 'ssh gpu argus-runner {artifact}';\n"
-    "                     the language server is started allowing exactly this template\n"
+    "  --runner TEMPLATE  the benchmark runner template, e.g. 'ssh gpu argus-runner {artifact}'\n"
+    "                     or 'srun -N1 --gres=gpu:1 argus-runner {artifact}';\n"
+    "                     the language servers are started allowing exactly this template\n"
     "  --runner-arg ARG   an argument for the runner (repeatable)\n"
+    "  --jobs N           candidates evaluated at once, each by its own server and\n"
+    "                     runner process (with an srun template: its own Slurm job)\n"
+    "  --resume           continue the trajectory in DIR (optimize)\n"
     "  --emit-only        benchmark from the generated sources (a runner that builds them)\n"
+    "  --library TEMPLATE times the reference library for fast_p (eval): words with\n"
+    "                     {op}, {sizes}, {task}; it prints {\"median_ms\": ...}\n"
+    "  --p P              fast_p's threshold: faster than the library by more than P (1)\n"
     "  --out DIR          where the results go\n"
     "  --kb DIR           the knowledge base (default: the source tree's agent/kb)\n"
     "  -h, --help         Print this help\n";
 
 namespace {
+
+struct AgentCommand {
+  std::string action, positional;
+  agent::OptimizeOptions loop;
+  std::optional<std::string> runner, library;
+  bool offline = false;
+  std::string llm_url, llm_model;
+  int64_t token_budget = 1'000'000;
+  std::string out_dir, kb_dir = ARGUS_KB_DIR;
+  double p = 1.0;
+};
+
+// The command line; an exit code when it is wrong (the message is written).
+std::optional<int> parse(std::span<const std::string> args, AgentCommand &c, Environment &env) {
+  const auto value = [&](size_t &i, const std::string &flag) -> std::optional<std::string> {
+    if (i + 1 >= args.size()) {
+      env.err << "argus agent: error: " << flag << " needs a value\n";
+      return std::nullopt;
+    }
+    return args[++i];
+  };
+  const auto number = [&](const std::string &text, long long lo, long long hi,
+                          long long &out) -> bool {
+    try {
+      size_t used = 0;
+      out = std::stoll(text, &used);
+      return used == text.size() && out >= lo && out <= hi;
+    } catch (const std::exception &) {
+      return false;
+    }
+  };
+  c.action = args[0];
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    std::optional<std::string> v;
+    long long n = 0;
+    if (a == "-h" || a == "--help") {
+      env.out << kAgentHelp;
+      return kExitOk;
+    } else if (a == "--kernel" || a == "--runner" || a == "--runner-arg" || a == "--out" ||
+               a == "--kb" || a == "--llm" || a == "--llm-model" || a == "--library" ||
+               a == "--target" || a == "--budget" || a == "--jobs" || a == "--repair-rounds" ||
+               a == "--token-budget" || a == "--p") {
+      if (!(v = value(i, a)))
+        return kExitUsage;
+      if (a == "--kernel") {
+        c.loop.kernel = *v;
+      } else if (a == "--runner") {
+        c.runner = *v;
+      } else if (a == "--runner-arg") {
+        c.loop.runner_args.push_back(*v);
+      } else if (a == "--out") {
+        c.out_dir = *v;
+      } else if (a == "--kb") {
+        c.kb_dir = *v;
+      } else if (a == "--llm") {
+        c.llm_url = *v;
+      } else if (a == "--llm-model") {
+        c.llm_model = *v;
+      } else if (a == "--library") {
+        c.library = *v;
+      } else if (a == "--target") {
+        if (*v != "sm90" && *v != "gfx942") {
+          env.err << "argus agent: error: --target is sm90 or gfx942\n";
+          return kExitUsage;
+        }
+        c.loop.target = *v;
+      } else if (a == "--budget") {
+        if (!number(*v, 1, 100000, n)) {
+          env.err << "argus agent: error: --budget expects a number of steps from 1 to 100000\n";
+          return kExitUsage;
+        }
+        c.loop.budget = static_cast<int>(n);
+      } else if (a == "--jobs") {
+        if (!number(*v, 1, 64, n)) {
+          env.err << "argus agent: error: --jobs expects a number from 1 to 64\n";
+          return kExitUsage;
+        }
+        c.loop.jobs = static_cast<int>(n);
+      } else if (a == "--repair-rounds" || a == "--token-budget") {
+        if (!number(*v, 0, 1'000'000'000, n)) {
+          env.err << "argus agent: error: " << a << " expects a non-negative number\n";
+          return kExitUsage;
+        }
+        if (a == "--repair-rounds")
+          c.loop.repair_rounds = static_cast<int>(std::min<long long>(n, 100));
+        else
+          c.token_budget = n;
+      } else { // --p
+        char *end = nullptr;
+        c.p = std::strtod(v->c_str(), &end);
+        if (v->empty() || *end != '\0' || !(c.p > 0 && c.p < 1000)) {
+          env.err << "argus agent: error: --p expects a speedup such as 1 or 0.8\n";
+          return kExitUsage;
+        }
+      }
+    } else if (a == "--emit-only") {
+      c.loop.emit_only = true;
+    } else if (a == "--offline") {
+      c.offline = true;
+    } else if (a == "--resume") {
+      c.loop.resume = true;
+    } else if (!a.starts_with("-") && c.positional.empty()) {
+      c.positional = a;
+    } else {
+      env.err << "argus agent: error: unknown argument '" << a << "' (see 'argus help agent')\n";
+      return kExitUsage;
+    }
+  }
+  if (c.offline && !c.llm_url.empty()) {
+    env.err << "argus agent: error: --offline and --llm exclude each other\n";
+    return kExitUsage;
+  }
+  if (!c.llm_url.empty()) {
+    agent::ModelOptions model;
+    model.base_url = c.llm_url;
+    const char *name = std::getenv("ARGUS_LLM_MODEL");
+    model.model = !c.llm_model.empty() ? c.llm_model : name ? name : "";
+    if (model.model.empty()) {
+      env.err << "argus agent: error: --llm needs a model (--llm-model NAME or ARGUS_LLM_MODEL)\n";
+      return kExitUsage;
+    }
+    if (const char *key = std::getenv("ARGUS_LLM_API_KEY"))
+      model.api_key = key;
+    model.token_budget = c.token_budget;
+    c.loop.model = model;
+  }
+  const bool optimize = c.action == "optimize";
+  if (optimize && (c.positional.empty() || c.loop.kernel.empty())) {
+    env.err << "argus agent: error: expected FILE and --kernel NAME (see 'argus help agent')\n";
+    return kExitUsage;
+  }
+  if (!optimize && (c.positional.empty() || !c.loop.kernel.empty() || c.loop.resume)) {
+    env.err << "argus agent: error: eval expects a folder of tasks (each names its kernel; "
+               "no --kernel or --resume)\n";
+    return kExitUsage;
+  }
+  if (optimize && (c.library || c.p != 1.0)) {
+    env.err << "argus agent: error: --library and --p are options of eval\n";
+    return kExitUsage;
+  }
+  if (c.out_dir.empty())
+    c.out_dir = optimize ? "agent-out" : "agent-eval";
+  return std::nullopt;
+}
 
 // A runner template as a glob that matches only itself (--allow-runner takes globs).
 std::string literal_glob(const std::string &s) {
@@ -59,6 +216,27 @@ std::string literal_glob(const std::string &s) {
   return out;
 }
 
+// One language server per job: this very binary, allowed exactly the runner.
+std::vector<std::unique_ptr<agent::LspClient>> start_servers(const AgentCommand &c) {
+  agent::LspClientOptions options;
+  std::error_code ec;
+  options.program = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec)
+    options.program = "argus";
+  options.settings = {{"target", c.loop.target}};
+  if (c.runner) {
+    options.args.push_back("--allow-runner=" + literal_glob(*c.runner));
+    options.settings["runner"] = *c.runner;
+  }
+  options.request_timeout = c.loop.benchmark_timeout;
+  std::vector<std::unique_ptr<agent::LspClient>> servers;
+  for (int i = 0; i < c.loop.jobs; ++i) {
+    servers.push_back(std::make_unique<agent::LspClient>(options));
+    servers.back()->start();
+  }
+  return servers;
+}
+
 } // namespace
 
 int run_agent(std::span<const std::string> args, Environment &env) {
@@ -66,165 +244,77 @@ int run_agent(std::span<const std::string> args, Environment &env) {
     env.out << kAgentHelp;
     return args.empty() ? kExitUsage : kExitOk;
   }
-  if (args[0] != "optimize") {
+  if (args[0] != "optimize" && args[0] != "eval") {
     env.err << "argus agent: error: unknown action '" << args[0] << "' (see 'argus help agent')\n";
     return kExitUsage;
   }
-  agent::OptimizeOptions options;
-  std::optional<std::string> runner;
-  bool offline = false;
-  std::string llm_url, llm_model;
-  int64_t token_budget = 1'000'000;
-  std::string out_dir = "agent-out", kb_dir = ARGUS_KB_DIR;
-  const auto value = [&](size_t &i, const std::string &flag) -> std::optional<std::string> {
-    if (i + 1 >= args.size()) {
-      env.err << "argus agent: error: " << flag << " needs a value\n";
-      return std::nullopt;
-    }
-    return args[++i];
-  };
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    std::optional<std::string> v;
-    if (a == "-h" || a == "--help") {
-      env.out << kAgentHelp;
-      return kExitOk;
-    } else if (a == "--kernel") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      options.kernel = *v;
-    } else if (a == "--budget") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      try {
-        size_t used = 0;
-        options.budget = std::stoi(*v, &used);
-        if (used != v->size() || options.budget < 1 || options.budget > 100000)
-          throw std::invalid_argument(*v);
-      } catch (const std::exception &) {
-        env.err << "argus agent: error: --budget expects a number of steps from 1 to 100000\n";
-        return kExitUsage;
-      }
-    } else if (a == "--target") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      if (*v != "sm90" && *v != "gfx942") {
-        env.err << "argus agent: error: --target is sm90 or gfx942\n";
-        return kExitUsage;
-      }
-      options.target = *v;
-    } else if (a == "--runner") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      runner = *v;
-    } else if (a == "--runner-arg") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      options.runner_args.push_back(*v);
-    } else if (a == "--out") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      out_dir = *v;
-    } else if (a == "--kb") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      kb_dir = *v;
-    } else if (a == "--emit-only") {
-      options.emit_only = true;
-    } else if (a == "--offline") {
-      offline = true;
-    } else if (a == "--llm" || a == "--llm-model") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      (a == "--llm" ? llm_url : llm_model) = *v;
-    } else if (a == "--repair-rounds" || a == "--token-budget") {
-      if (!(v = value(i, a)))
-        return kExitUsage;
-      try {
-        size_t used = 0;
-        const long long n = std::stoll(*v, &used);
-        if (used != v->size() || n < 0 || n > 1'000'000'000)
-          throw std::invalid_argument(*v);
-        if (a == "--repair-rounds")
-          options.repair_rounds = static_cast<int>(std::min<long long>(n, 100));
-        else
-          token_budget = n;
-      } catch (const std::exception &) {
-        env.err << "argus agent: error: " << a << " expects a non-negative number\n";
-        return kExitUsage;
-      }
-    } else if (!a.starts_with("-") && options.file.empty()) {
-      options.file = a;
-    } else {
-      env.err << "argus agent: error: unknown argument '" << a << "' (see 'argus help agent')\n";
-      return kExitUsage;
-    }
-  }
-  if (offline && !llm_url.empty()) {
-    env.err << "argus agent: error: --offline and --llm exclude each other\n";
-    return kExitUsage;
-  }
-  if (!llm_url.empty()) {
-    agent::ModelOptions model;
-    model.base_url = llm_url;
-    const char *name = std::getenv("ARGUS_LLM_MODEL");
-    model.model = !llm_model.empty() ? llm_model : name ? name : "";
-    if (model.model.empty()) {
-      env.err << "argus agent: error: --llm needs a model (--llm-model NAME or ARGUS_LLM_MODEL)\n";
-      return kExitUsage;
-    }
-    if (const char *key = std::getenv("ARGUS_LLM_API_KEY"))
-      model.api_key = key;
-    model.token_budget = token_budget;
-    options.model = model;
-  }
-  if (options.file.empty() || options.kernel.empty()) {
-    env.err << "argus agent: error: expected FILE and --kernel NAME (see 'argus help agent')\n";
-    return kExitUsage;
-  }
-  std::error_code ec;
-  const std::filesystem::path file = std::filesystem::absolute(options.file, ec);
-  if (ec || !std::filesystem::is_regular_file(file, ec)) {
-    env.err << "argus agent: error: cannot read " << options.file << "\n";
-    return kExitUsage;
-  }
-  options.file = file.string();
-  const agent::KnowledgeBase kb = agent::load_knowledge_base(kb_dir);
+  AgentCommand c;
+  if (const auto exit = parse(args, c, env))
+    return *exit;
+  const agent::KnowledgeBase kb = agent::load_knowledge_base(c.kb_dir);
   if (!kb.errors.empty() || kb.techniques.empty()) {
-    env.err << "argus agent: error: the knowledge base in " << kb_dir << " does not load"
+    env.err << "argus agent: error: the knowledge base in " << c.kb_dir << " does not load"
             << (kb.errors.empty() ? "" : ": " + kb.errors.front()) << "\n";
     return kExitUsage;
   }
-  // The language server is this very binary.
-  agent::LspClientOptions client_options;
-  client_options.program = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec)
-    client_options.program = "argus";
-  client_options.settings = {{"target", options.target}};
-  if (runner) {
-    client_options.args.push_back("--allow-runner=" + literal_glob(*runner));
-    client_options.settings["runner"] = *runner;
+  const auto progress = [&](const std::string &line) { env.err << line << "\n"; };
+  std::error_code ec;
+
+  if (c.action == "eval") {
+    const agent::TaskSuite suite = agent::load_tasks(c.positional);
+    if (!suite.errors.empty()) {
+      for (const std::string &e : suite.errors)
+        env.err << "argus agent: error: " << e << "\n";
+      return kExitUsage;
+    }
+    agent::EvalOptions options;
+    options.loop = c.loop;
+    options.out_dir = c.out_dir;
+    options.library = c.library;
+    options.p = c.p;
+    agent::EvalSummary summary;
+    try {
+      auto servers = start_servers(c);
+      std::vector<agent::LspClient *> clients;
+      for (auto &s : servers)
+        clients.push_back(s.get());
+      std::filesystem::create_directories(c.out_dir, ec);
+      summary = agent::evaluate_tasks(clients, kb, suite.tasks, options, progress);
+      for (auto &s : servers)
+        s->shutdown();
+    } catch (const std::exception &error) {
+      env.err << "argus agent: error: " << error.what() << "\n";
+      return kExitErrors;
+    }
+    const std::filesystem::path out(c.out_dir);
+    std::ofstream(out / "eval.json") << summary.json.dump(1) << "\n";
+    std::ofstream(out / "eval.md") << summary.report;
+    env.out << summary.report.substr(0, summary.report.find("\n|")) << "written to "
+            << (out / "eval.md").string() << ", " << (out / "eval.json").string() << "\n";
+    return kExitOk;
   }
-  client_options.request_timeout = options.benchmark_timeout;
+
+  const std::filesystem::path file = std::filesystem::absolute(c.positional, ec);
+  if (ec || !std::filesystem::is_regular_file(file, ec)) {
+    env.err << "argus agent: error: cannot read " << c.positional << "\n";
+    return kExitUsage;
+  }
+  c.loop.file = file.string();
+  c.loop.out_dir = c.out_dir;
   agent::OptimizeResult result;
   try {
-    agent::LspClient client(client_options);
-    client.start();
-    result = agent::optimize(client, kb, options,
-                             [&](const std::string &line) { env.err << line << "\n"; });
-    client.shutdown();
+    auto servers = start_servers(c);
+    std::vector<agent::LspClient *> clients;
+    for (auto &s : servers)
+      clients.push_back(s.get());
+    result = agent::optimize(clients, kb, c.loop, progress);
+    for (auto &s : servers)
+      s->shutdown();
   } catch (const std::exception &error) {
     env.err << "argus agent: error: " << error.what() << "\n";
     return kExitErrors;
   }
-  std::filesystem::create_directories(out_dir, ec);
-  const std::filesystem::path out(out_dir);
-  std::ofstream(out / "best.argus") << result.best_text;
-  std::ofstream trajectory(out / "trajectory.jsonl");
-  for (const auto &step : result.trajectory)
-    trajectory << step.dump() << "\n";
-  std::ofstream(out / "report.md") << result.report;
-  std::ofstream(out / "report.svg") << result.plot;
+  const std::filesystem::path out(c.out_dir);
   env.out << "best " << result.best_seconds * 1e3 << " ms, baseline "
           << result.baseline_seconds * 1e3 << " ms ("
           << result.baseline_seconds / result.best_seconds << "x); written to "

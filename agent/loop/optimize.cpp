@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <random>
 #include <regex>
+#include <set>
 #include <sstream>
+#include <thread>
 
 namespace argus::agent {
 
@@ -225,19 +230,94 @@ std::string file_uri(const std::string &absolute_path) {
   return out;
 }
 
-OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const OptimizeOptions &o,
+std::string text_fingerprint(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+namespace {
+
+std::string read_text(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+json measurement_json(const Measurement &m) {
+  return {{"seconds", m.seconds},
+          {"flops", m.flops},
+          {"bytes", m.bytes},
+          {"peak_flops", m.peak_flops},
+          {"peak_bandwidth", m.peak_bandwidth}};
+}
+
+Measurement measurement_from(const json &j) {
+  Measurement m;
+  if (!j.is_object())
+    return m;
+  m.seconds = j.value("seconds", 0.0);
+  m.flops = j.value("flops", 0.0);
+  m.bytes = j.value("bytes", 0.0);
+  m.peak_flops = j.value("peak_flops", 0.0);
+  m.peak_bandwidth = j.value("peak_bandwidth", 0.0);
+  return m;
+}
+
+// The trajectory file as --resume reads it: the baseline line and the steps.
+struct SavedRun {
+  json baseline;
+  std::vector<json> steps;
+};
+
+SavedRun read_trajectory(const std::filesystem::path &path) {
+  SavedRun run;
+  std::ifstream in(path);
+  if (!in)
+    return run;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty())
+      continue;
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("action") || !j["action"].is_string())
+      throw std::runtime_error("--resume: line " + std::to_string(number) + " of " + path.string() +
+                               " is not a step of a trajectory");
+    if (j["action"] == "baseline")
+      run.baseline = std::move(j);
+    else
+      run.steps.push_back(std::move(j));
+  }
+  return run;
+}
+
+} // namespace
+
+OptimizeResult optimize(const std::vector<LspClient *> &clients, const KnowledgeBase &kb,
+                        const OptimizeOptions &o,
                         const std::function<void(const std::string &)> &progress) {
   const auto say = [&](const std::string &line) {
     if (progress)
       progress(line);
   };
-  std::ifstream in(o.file);
-  if (!in)
-    throw std::runtime_error("cannot read " + o.file);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string start_text = buffer.str();
+  const size_t jobs = static_cast<size_t>(std::max(1, o.jobs));
+  if (clients.size() < jobs || std::find(clients.begin(), clients.end(), nullptr) != clients.end())
+    throw std::invalid_argument("optimize: one language server per job is needed");
+  const std::string start_text = read_text(o.file);
   const std::string uri = file_uri(o.file);
+  const std::filesystem::path out = o.out_dir;
+  std::random_device entropy;
+  std::mt19937_64 seeds(entropy());
 
   const auto errors_of = [](const json &diagnostics) {
     std::vector<std::string> errors;
@@ -246,45 +326,115 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
         errors.push_back(d.value("code", "") + " " + d.value("message", ""));
     return errors;
   };
-  const auto benchmark = [&]() {
+  std::mutex seed_mutex;
+  const auto benchmark = [&](LspClient &client) {
     json args = {{"uri", uri}, {"emitOnly", o.emit_only}};
-    if (!o.runner_args.empty())
-      args["args"] = o.runner_args;
+    std::vector<std::string> extra = o.runner_args;
+    if (o.fresh_inputs) {
+      std::lock_guard lock(seed_mutex);
+      extra.push_back("--seed");
+      extra.push_back(std::to_string(seeds() % 2147483647 + 1));
+    }
+    if (!extra.empty())
+      args["args"] = extra;
     return read_benchmark(client.execute("argus.benchmark", args, o.benchmark_timeout), o.kernel);
   };
 
-  client.open(uri, start_text);
-  json diagnostics = client.diagnostics(uri);
+  // Every server opens the start: it must check clean; its summary is what
+  // every candidate must keep proving.
+  for (size_t i = 0; i < jobs; ++i)
+    clients[i]->open(uri, start_text);
+  LspClient &proposer = *clients[0];
+  json diagnostics = proposer.diagnostics(uri);
   if (const auto errors = errors_of(diagnostics); !errors.empty())
     throw std::runtime_error("the starting kernel does not check clean: " + errors.front());
-  const json start_verification = client.execute("argus.verification", {{"uri", uri}});
-  const json *start_summary = kernel_summary(start_verification, o.kernel);
-  if (!start_summary)
+  const json start_verification = proposer.execute("argus.verification", {{"uri", uri}});
+  const json *start_summary_ptr = kernel_summary(start_verification, o.kernel);
+  if (!start_summary_ptr)
     throw std::runtime_error("no kernel '" + o.kernel + "' in " + o.file);
-  const Benchmark baseline = benchmark();
-  if (!baseline.ok || !baseline.correct || baseline.measurement.seconds <= 0)
-    throw std::runtime_error("the starting kernel's benchmark failed" +
-                             (baseline.stage.empty() ? "" : " at " + baseline.stage) +
-                             (baseline.error.empty() ? "" : ": " + baseline.error) +
-                             (baseline.ok && !baseline.correct ? ": results are not correct" : ""));
+  const json start_summary = *start_summary_ptr;
 
   // Offline, techniques are applied through the server's refactor code
   // actions only; with a model, every technique of the target is an action.
   std::optional<ChatClient> model;
   if (o.model)
     model.emplace(*o.model);
+  std::mutex model_mutex; // one request at a time: the token budget is the episode's
   KnowledgeBase techniques;
   for (const Technique &t : kb.techniques)
     if (model || !t.refactor.empty())
       techniques.techniques.push_back(t);
   Planner planner(techniques, o.target, o.knobs ? *o.knobs : discover_knobs(start_text));
-  planner.record(Action{}, features_of(diagnostics, baseline.measurement),
-                 {Outcome::Kind::Correct, baseline.measurement.seconds});
-  say("baseline: " + ms(baseline.measurement.seconds));
   OptimizeResult result;
-  result.baseline_seconds = baseline.measurement.seconds;
   std::string best_text = start_text;
-  Measurement best_measurement = baseline.measurement;
+  Measurement best_measurement;
+  Measurement baseline_measurement;
+  const std::string fingerprint = text_fingerprint(start_text);
+
+  // The baseline: measured now, or read back with the steps after it.
+  const SavedRun saved = o.resume ? read_trajectory(out / "trajectory.jsonl") : SavedRun{};
+  if (o.resume && !saved.baseline.is_null()) {
+    if (saved.baseline.value("kernel", "") != o.kernel ||
+        saved.baseline.value("start", "") != fingerprint)
+      throw std::runtime_error("--resume: " + (out / "trajectory.jsonl").string() +
+                               " continues another kernel or another version of " + o.file);
+    baseline_measurement = measurement_from(saved.baseline.value("measurement", json()));
+    if (baseline_measurement.seconds <= 0)
+      throw std::runtime_error("--resume: the trajectory's baseline has no time");
+    planner.record(Action{}, features_of(diagnostics, baseline_measurement),
+                   {Outcome::Kind::Correct, baseline_measurement.seconds});
+    best_measurement = baseline_measurement;
+    for (const json &step : saved.steps) {
+      const auto action = Action::from_key(step["action"].get<std::string>());
+      const auto kind = outcome_kind(step.value("outcome", ""));
+      if (!action || !kind)
+        throw std::runtime_error("--resume: a step of " + (out / "trajectory.jsonl").string() +
+                                 " has an unknown action or outcome: " + step.dump());
+      Features features;
+      for (const json &f : step.value("features", json::array()))
+        if (f.is_string())
+          features.insert(f.get<std::string>());
+      const double seconds = step.value("seconds", 0.0);
+      if (*kind == Outcome::Kind::Correct && seconds > 0 && seconds < planner.best_seconds())
+        best_measurement = measurement_from(step.value("measurement", json()));
+      planner.record(*action, features, {*kind, seconds});
+      result.trajectory.push_back(step);
+    }
+    result.resumed_steps = static_cast<int>(saved.steps.size());
+    if (result.resumed_steps > 0) {
+      best_text = read_text((out / "best.argus").string());
+      for (size_t i = 0; i < jobs; ++i)
+        clients[i]->change(uri, best_text);
+      diagnostics = proposer.diagnostics(uri);
+      if (const auto errors = errors_of(diagnostics); !errors.empty())
+        throw std::runtime_error("--resume: the saved best version does not check clean: " +
+                                 errors.front());
+    }
+    say("resumed: " + std::to_string(result.resumed_steps) + " steps, baseline " +
+        ms(baseline_measurement.seconds) + ", best " + ms(planner.best_seconds()));
+  } else {
+    const Benchmark baseline = benchmark(proposer);
+    if (!baseline.ok || !baseline.correct || baseline.measurement.seconds <= 0)
+      throw std::runtime_error(
+          "the starting kernel's benchmark failed" +
+          (baseline.stage.empty() ? "" : " at " + baseline.stage) +
+          (baseline.error.empty() ? "" : ": " + baseline.error) +
+          (baseline.ok && !baseline.correct ? ": results are not correct" : ""));
+    baseline_measurement = best_measurement = baseline.measurement;
+    planner.record(Action{}, features_of(diagnostics, baseline.measurement),
+                   {Outcome::Kind::Correct, baseline.measurement.seconds});
+    say("baseline: " + ms(baseline.measurement.seconds));
+    if (!o.out_dir.empty()) {
+      std::filesystem::create_directories(out);
+      json line = planner.trajectory().back();
+      line["kernel"] = o.kernel;
+      line["start"] = fingerprint;
+      line["measurement"] = measurement_json(baseline.measurement);
+      std::ofstream(out / "trajectory.jsonl") << line.dump() << "\n";
+      std::ofstream(out / "best.argus") << best_text;
+    }
+  }
+  result.baseline_seconds = baseline_measurement.seconds;
 
   // A candidate, as the server and the runner see it.
   struct Verdict {
@@ -293,7 +443,7 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
     json diagnostics;
     Measurement measurement;
   };
-  const auto evaluate = [&](const std::string &text) {
+  const auto evaluate = [&](LspClient &client, const std::string &text) {
     Verdict v;
     client.change(uri, text);
     v.diagnostics = client.diagnostics(uri);
@@ -306,12 +456,12 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
     const json verification = client.execute("argus.verification", {{"uri", uri}});
     const json *summary = kernel_summary(verification, o.kernel);
     std::string why;
-    if (!summary || !proves_at_least(*start_summary, start_text, *summary, text, why)) {
+    if (!summary || !proves_at_least(start_summary, start_text, *summary, text, why)) {
       v.outcome.kind = Outcome::Kind::Violation;
       v.note = "proves less than the start: " + (summary ? why : "the kernel is gone");
       return v;
     }
-    const Benchmark b = benchmark();
+    const Benchmark b = benchmark(client);
     if (!b.ok && b.stage == "timeout")
       v.outcome.kind = Outcome::Kind::Timeout;
     else if (!b.ok && (b.stage == "compile" || b.measurement.seconds <= 0))
@@ -332,9 +482,9 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
                         : "");
   };
 
-  // The server's account of the first checker error of the document as it is
+  // The server's account of the first checker error of a document as it is
   // now: its counterexample's history (argus.explain), for a repair prompt.
-  const auto explanation = [&](const json &diagnostics) -> std::string {
+  const auto explanation = [&](LspClient &client, const json &diagnostics) -> std::string {
     for (const json &d : diagnostics)
       if (d.value("severity", 0) == 1 && d.value("code", "").starts_with("E09")) {
         try {
@@ -350,111 +500,204 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
       }
     return "";
   };
-
-  for (int step = 1; step <= o.budget; ++step) {
-    const Features features = features_of(diagnostics, best_measurement);
-    const Action action = planner.choose(features);
-    // The proposers: knob moves and refactor code actions offline; a model
-    // for the other techniques when one is given.
-    std::optional<std::string> candidate;
-    std::string note;
-    ProposalContext context{
-        best_text,         o.kernel, nullptr, diagnostics, measured(best_measurement),
-        planner.summary(), "",       ""};
-    const auto ask_model = [&]() -> std::optional<std::string> {
-      try {
-        const std::string answer = model->complete(proposal_messages(context));
-        auto file = file_from_answer(answer);
-        if (!file)
-          note = "the model's answer has no file in a code block";
-        return file;
-      } catch (const ModelError &error) {
-        note = std::string("model: ") + error.what();
-        return std::nullopt;
-      }
-    };
-    if (action.kind == Action::Kind::Knob) {
-      candidate = set_constant(best_text, action.knob, action.to);
-    } else if (const Technique *t = techniques.find(action.technique); t) {
-      if (!t->refactor.empty()) {
-        const json whole = {{"start", {{"line", 0}, {"character", 0}}},
-                            {"end", {{"line", 1 << 20}, {"character", 0}}}};
-        for (const json &a : client.code_actions(uri, whole))
-          if (a.value("kind", "") == t->refactor && a.contains("edit")) {
-            candidate = apply_workspace_edit(best_text, a["edit"], uri);
-            break;
-          }
-      }
-      if (!candidate && model) {
-        context.technique = t;
-        candidate = ask_model();
-      } else if (!candidate) {
-        note = "no " + t->refactor + " here";
-      }
+  const auto ask_model = [&](const ProposalContext &context,
+                             std::string &note) -> std::optional<std::string> {
+    std::lock_guard lock(model_mutex);
+    try {
+      const std::string answer = model->complete(proposal_messages(context));
+      auto file = file_from_answer(answer, context.rejection.empty() ? context.file_text
+                                                                     : context.rejected_text);
+      if (!file)
+        note = "the model's answer has neither a file in a code block nor a diff that applies";
+      return file;
+    } catch (const ModelError &error) {
+      note = std::string("model: ") + error.what();
+      return std::nullopt;
     }
-    Verdict verdict;
-    int repairs = 0;
-    std::string text = best_text;
-    if (candidate && *candidate != best_text) {
-      text = *candidate;
-      verdict = evaluate(text);
-      // Repair rounds: the model sees what the server said of its version.
-      while (model && action.kind == Action::Kind::Technique && repairs < o.repair_rounds &&
-             (verdict.outcome.kind == Outcome::Kind::Violation ||
-              verdict.outcome.kind == Outcome::Kind::CompileError)) {
-        ++repairs;
-        context.rejection = verdict.note + "\nIts diagnostics: " + verdict.diagnostics.dump(1) +
-                            explanation(verdict.diagnostics);
-        context.rejected_text = text;
-        const auto repaired = ask_model();
+  };
+
+  // What every text evaluated so far came to: a candidate seen before is not
+  // run again (the search spends that action instead of a step).
+  std::set<std::string> evaluated = {best_text, start_text};
+  std::vector<std::string> document(jobs, best_text); // each server's text now
+  int steps = result.resumed_steps;
+  while (steps < o.budget) {
+    const Features features = features_of(diagnostics, best_measurement);
+    // A round: up to `jobs` distinct candidates made from the best version.
+    struct Candidate {
+      Action action;
+      std::string text, note;
+      Verdict verdict;
+      int repairs = 0;
+    };
+    std::vector<Candidate> round;
+    std::set<std::string> picked;
+    const size_t want = std::min<size_t>(jobs, static_cast<size_t>(o.budget - steps));
+    while (round.size() < want) {
+      const auto action = planner.choose(features, picked);
+      if (!action)
+        break;
+      picked.insert(action->key());
+      Candidate c;
+      c.action = *action;
+      std::optional<std::string> text;
+      if (action->kind == Action::Kind::Knob) {
+        text = best_text;
+        for (const KnobMove &m : action->moves)
+          if (text)
+            text = set_constant(*text, m.knob, m.to);
+        if (!text)
+          c.note = "a knob is not a module constant";
+      } else if (const Technique *t = techniques.find(action->technique); t) {
+        if (!t->refactor.empty()) {
+          if (document[0] != best_text) {
+            proposer.change(uri, best_text);
+            document[0] = best_text;
+          }
+          const json whole = {{"start", {{"line", 0}, {"character", 0}}},
+                              {"end", {{"line", 1 << 20}, {"character", 0}}}};
+          for (const json &a : proposer.code_actions(uri, whole))
+            if (a.value("kind", "") == t->refactor && a.contains("edit")) {
+              text = apply_workspace_edit(best_text, a["edit"], uri);
+              break;
+            }
+        }
+        if (!text && model) {
+          ProposalContext context{
+              best_text,         o.kernel, t, diagnostics, measured(best_measurement),
+              planner.summary(), "",       ""};
+          text = ask_model(context, c.note);
+        } else if (!text) {
+          c.note = "no " + t->refactor + " here";
+        }
+      }
+      if (!text || evaluated.count(*text)) {
+        // Nothing new from this action on this version: spend it, not a step.
+        say("skip " + action->key() + ": " +
+            (text ? std::string("its version was evaluated before") : c.note));
+        planner.spend(*action);
+        continue;
+      }
+      c.text = *text;
+      evaluated.insert(c.text);
+      round.push_back(std::move(c));
+    }
+    if (round.empty()) {
+      result.exhausted = true;
+      say("the search has nothing left to try after " + std::to_string(steps) + " steps");
+      break;
+    }
+    // Evaluate the round, each candidate by its own server; a model's
+    // version may go back to it with the server's verdict (repair rounds).
+    const auto run = [&](size_t i) {
+      Candidate &c = round[i];
+      LspClient &client = *clients[i];
+      document[i] = c.text;
+      c.verdict = evaluate(client, c.text);
+      const bool by_model = model && c.action.kind == Action::Kind::Technique &&
+                            !techniques.find(c.action.technique)->refactor.size();
+      while (by_model && c.repairs < o.repair_rounds &&
+             (c.verdict.outcome.kind == Outcome::Kind::Violation ||
+              c.verdict.outcome.kind == Outcome::Kind::CompileError)) {
+        ++c.repairs;
+        ProposalContext context{best_text,
+                                o.kernel,
+                                techniques.find(c.action.technique),
+                                diagnostics,
+                                measured(best_measurement),
+                                planner.summary(),
+                                c.verdict.note +
+                                    "\nIts diagnostics: " + c.verdict.diagnostics.dump(1) +
+                                    explanation(client, c.verdict.diagnostics),
+                                c.text};
+        std::string note;
+        const auto repaired = ask_model(context, note);
         if (!repaired || *repaired == best_text)
           break;
-        text = *repaired;
-        verdict = evaluate(text);
+        c.text = *repaired;
+        document[i] = c.text;
+        c.verdict = evaluate(client, c.text);
       }
-      note = verdict.note.empty() ? note : verdict.note;
-      if (verdict.outcome.kind == Outcome::Kind::Correct &&
-          verdict.outcome.seconds < planner.best_seconds()) {
-        best_text = text;
-        best_measurement = verdict.measurement;
-        diagnostics = verdict.diagnostics;
-      }
-      if (best_text != text)
-        client.change(uri, best_text); // back to the best version
+    };
+    std::vector<std::exception_ptr> failures(round.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < round.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          run(i);
+        } catch (...) {
+          failures[i] = std::current_exception();
+        }
+      });
+    try {
+      run(0);
+    } catch (...) {
+      failures[0] = std::current_exception();
     }
-    const Outcome outcome = verdict.outcome;
-    planner.record(action, features, outcome);
-    json entry = planner.trajectory().back();
-    entry["note"] = note;
-    entry["repairs"] = repairs;
-    result.trajectory.push_back(entry);
-    say("step " + std::to_string(step) + "/" + std::to_string(o.budget) + ": " + action.key() +
-        " -> " + entry["outcome"].get<std::string>() +
-        (outcome.kind == Outcome::Kind::Correct ? " " + ms(outcome.seconds) : "") +
-        (repairs ? " after " + std::to_string(repairs) + " repair" + (repairs == 1 ? "" : "s")
-                 : "") +
-        " (best " + ms(planner.best_seconds()) + ")" + (note.empty() ? "" : " — " + note));
+    for (std::thread &t : threads)
+      t.join();
+    for (const std::exception_ptr &f : failures)
+      if (f)
+        std::rethrow_exception(f);
+
+    for (const Candidate &c : round)
+      evaluated.insert(c.text); // repairs included
+    std::vector<Planner::Step> recorded;
+    const double best_before = planner.best_seconds();
+    for (const Candidate &c : round)
+      recorded.push_back({c.action, features, c.verdict.outcome});
+    planner.record_round(recorded);
+    for (size_t i = 0; i < round.size(); ++i) {
+      const Candidate &c = round[i];
+      const Outcome &outcome = c.verdict.outcome;
+      if (outcome.kind == Outcome::Kind::Correct && outcome.seconds == planner.best_seconds() &&
+          outcome.seconds < best_before) {
+        best_text = c.text;
+        best_measurement = c.verdict.measurement;
+        diagnostics = c.verdict.diagnostics;
+        if (!o.out_dir.empty())
+          std::ofstream(out / "best.argus") << best_text;
+      }
+      ++steps;
+      json entry = planner.trajectory()[planner.trajectory().size() - round.size() + i];
+      entry["note"] = c.verdict.note.empty() ? c.note : c.verdict.note;
+      entry["repairs"] = c.repairs;
+      if (outcome.kind == Outcome::Kind::Correct)
+        entry["measurement"] = measurement_json(c.verdict.measurement);
+      result.trajectory.push_back(entry);
+      if (!o.out_dir.empty())
+        std::ofstream(out / "trajectory.jsonl", std::ios::app) << entry.dump() << "\n";
+      const std::string note = entry["note"].get<std::string>();
+      say("step " + std::to_string(steps) + "/" + std::to_string(o.budget) + ": " + c.action.key() +
+          " -> " + entry["outcome"].get<std::string>() +
+          (outcome.kind == Outcome::Kind::Correct ? " " + ms(outcome.seconds) : "") +
+          (c.repairs
+               ? " after " + std::to_string(c.repairs) + " repair" + (c.repairs == 1 ? "" : "s")
+               : "") +
+          " (best " + ms(planner.best_seconds()) + ")" + (note.empty() ? "" : " — " + note));
+    }
   }
   result.best_text = best_text;
   result.best_seconds = planner.best_seconds();
   char line[256];
-  std::snprintf(
-      line, sizeof line,
-      "# argus agent optimize: %s, kernel %s\n\nbaseline %s, best %s (%.2fx) after %d "
-      "steps\n\n| step | action | outcome | time | reward | note |\n|---:|---|---|---:|---:|---|\n",
-      o.file.c_str(), o.kernel.c_str(), ms(result.baseline_seconds).c_str(),
-      ms(result.best_seconds).c_str(), result.baseline_seconds / result.best_seconds, o.budget);
+  std::snprintf(line, sizeof line,
+                "# argus agent optimize: %s, kernel %s\n\nbaseline %s, best %s (%.2fx) after %d "
+                "steps%s\n\n| step | action | outcome | time | reward | note "
+                "|\n|---:|---|---|---:|---:|---|\n",
+                o.file.c_str(), o.kernel.c_str(), ms(result.baseline_seconds).c_str(),
+                ms(result.best_seconds).c_str(), result.baseline_seconds / result.best_seconds,
+                steps, result.exhausted ? " (the search ran out of candidates)" : "");
   result.report = line;
   for (const json &s : result.trajectory) {
     std::snprintf(line, sizeof line, "| %d | %s | %s | %s | %+.3f | %s |\n",
                   s["step"].get<int>() - 1, s["action"].get<std::string>().c_str(),
                   s["outcome"].get<std::string>().c_str(),
                   s["outcome"] == "correct" ? ms(s["seconds"].get<double>()).c_str() : "",
-                  s["reward"].get<double>(), s["note"].get<std::string>().substr(0, 80).c_str());
+                  s["reward"].get<double>(), s.value("note", "").substr(0, 80).c_str());
     result.report += line;
   }
   // The roofline: the least time the baseline's FLOPs and bytes allow.
-  const Measurement &b = baseline.measurement;
+  const Measurement &b = baseline_measurement;
   double floor_seconds = 0;
   if (b.flops > 0 && b.peak_flops > 0)
     floor_seconds = b.flops / b.peak_flops;
@@ -463,6 +706,11 @@ OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const Optimi
   result.plot = speed_plot(result.trajectory, result.baseline_seconds,
                            floor_seconds > 0 ? result.baseline_seconds / floor_seconds : 0);
   result.report += "\n![speed per step](report.svg)\n";
+  if (!o.out_dir.empty()) {
+    std::ofstream(out / "best.argus") << result.best_text;
+    std::ofstream(out / "report.md") << result.report;
+    std::ofstream(out / "report.svg") << result.plot;
+  }
   return result;
 }
 

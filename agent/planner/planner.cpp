@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 namespace argus::agent {
 
@@ -66,8 +67,49 @@ Features features_of(const json &diagnostics, const std::optional<Measurement> &
 }
 
 std::string Action::key() const {
-  return kind == Kind::Technique ? "technique:" + technique
-                                 : "knob:" + knob + "=" + std::to_string(to);
+  if (kind == Kind::Technique)
+    return technique.empty() ? "baseline" : "technique:" + technique;
+  std::string key = "knob:";
+  for (const KnobMove &m : moves)
+    key += (key.size() > 5 ? "," : "") + m.knob + "=" + std::to_string(m.to);
+  return key;
+}
+
+std::optional<Action> Action::from_key(const std::string &key) {
+  Action a;
+  if (key == "baseline")
+    return a;
+  if (key.starts_with("technique:") && key.size() > 10) {
+    a.technique = key.substr(10);
+    return a;
+  }
+  if (!key.starts_with("knob:"))
+    return std::nullopt;
+  a.kind = Kind::Knob;
+  std::string_view rest = std::string_view(key).substr(5);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view move = rest.substr(0, comma);
+    const size_t eq = move.find('=');
+    if (eq == 0 || eq == std::string_view::npos || eq + 1 == move.size())
+      return std::nullopt;
+    KnobMove m;
+    m.knob = std::string(move.substr(0, eq));
+    try {
+      size_t used = 0;
+      const std::string digits(move.substr(eq + 1));
+      m.to = std::stoll(digits, &used);
+      if (used != digits.size())
+        return std::nullopt;
+    } catch (const std::exception &) {
+      return std::nullopt;
+    }
+    a.moves.push_back(m);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  if (a.moves.empty())
+    return std::nullopt;
+  return a;
 }
 
 double reward_of(const Outcome &outcome, double best_seconds, const Rewards &rewards) {
@@ -92,33 +134,79 @@ double reward_of(const Outcome &outcome, double best_seconds, const Rewards &rew
 
 Planner::Planner(const KnowledgeBase &kb, std::string target, std::vector<Knob> knobs,
                  double explore)
-    : kb_(kb), target_(std::move(target)), knobs_(std::move(knobs)), explore_(explore) {}
+    : kb_(kb), target_(std::move(target)), knobs_(std::move(knobs)), explore_(explore) {
+  visited_.insert(configuration());
+}
+
+std::string Planner::configuration(const std::vector<KnobMove> &moves) const {
+  std::string out;
+  for (const Knob &k : knobs_) {
+    int64_t v = k.current;
+    for (const KnobMove &m : moves)
+      if (m.knob == k.name)
+        v = m.to;
+    out += (out.empty() ? "" : ",") + k.name + "=" + std::to_string(v);
+  }
+  return out;
+}
+
+std::vector<Action> Planner::knob_moves() const {
+  // Each knob's neighbouring values, then the other values it may take.
+  std::vector<std::vector<KnobMove>> near(knobs_.size()), far(knobs_.size());
+  for (size_t i = 0; i < knobs_.size(); ++i) {
+    const Knob &k = knobs_[i];
+    const auto at = std::find(k.values.begin(), k.values.end(), k.current);
+    for (auto v = k.values.begin(); v != k.values.end(); ++v) {
+      if (*v == k.current)
+        continue;
+      const bool neighbour = at != k.values.end() && (v + 1 == at || v == at + 1);
+      (neighbour ? near : far)[i].push_back({k.name, k.current, *v});
+    }
+  }
+  std::vector<Action> out;
+  const auto add = [&](std::vector<KnobMove> moves) {
+    if (visited_.count(configuration(moves)))
+      return;
+    Action a;
+    a.kind = Action::Kind::Knob;
+    a.moves = std::move(moves);
+    if (!spent_.count(a.key()))
+      out.push_back(std::move(a));
+  };
+  for (const auto &moves : near)
+    for (const KnobMove &m : moves)
+      add({m});
+  if (!out.empty())
+    return out;
+  for (size_t i = 0; i < knobs_.size(); ++i)
+    for (size_t j = i + 1; j < knobs_.size(); ++j)
+      for (const KnobMove &a : near[i])
+        for (const KnobMove &b : near[j])
+          add({a, b});
+  if (!out.empty())
+    return out;
+  for (const auto &moves : far)
+    for (const KnobMove &m : moves)
+      add({m});
+  return out;
+}
 
 std::vector<Action> Planner::actions() const {
   std::vector<Action> out;
   for (const Technique &t : kb_.techniques)
-    if (std::find(t.targets.begin(), t.targets.end(), target_) != t.targets.end()) {
+    if (std::find(t.targets.begin(), t.targets.end(), target_) != t.targets.end() &&
+        !spent_.count("technique:" + t.id)) {
       Action a;
       a.kind = Action::Kind::Technique;
       a.technique = t.id;
       out.push_back(a);
     }
-  for (const Knob &k : knobs_) {
-    const auto at = std::find(k.values.begin(), k.values.end(), k.current);
-    if (at == k.values.end())
-      continue;
-    for (auto to : {at == k.values.begin() ? k.values.end() : at - 1, at + 1})
-      if (to != k.values.end()) {
-        Action a;
-        a.kind = Action::Kind::Knob;
-        a.knob = k.name;
-        a.from = k.current;
-        a.to = *to;
-        out.push_back(a);
-      }
-  }
+  for (Action &a : knob_moves())
+    out.push_back(std::move(a));
   return out;
 }
+
+void Planner::spend(const Action &action) { spent_.insert(action.key()); }
 
 // What the knowledge base says before any reward: a technique whose signals
 // are among the features (half a point each, at most one), a knob move a
@@ -136,15 +224,16 @@ double Planner::prior(const Action &action, const Features &features) const {
   return std::min(p, 1.0);
 }
 
-Action Planner::choose(const Features &features) const {
+std::optional<Action> Planner::choose(const Features &features,
+                                      const std::set<std::string> &skip) const {
   const std::vector<Action> candidates = actions();
-  if (candidates.empty())
-    return Action{};
   const double steps = static_cast<double>(trajectory_.size());
   double best_score = -1e300;
-  size_t best = 0;
+  std::optional<size_t> best;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string key = candidates[i].key();
+    if (skip.count(key))
+      continue;
     double value = 0;
     int64_t seen = 0;
     const auto add = [&](const std::string &feature) {
@@ -167,38 +256,77 @@ Action Planner::choose(const Features &features) const {
       best = i;
     }
   }
-  return candidates[best];
+  if (!best)
+    return std::nullopt;
+  return candidates[*best];
 }
 
 void Planner::record(const Action &action, const Features &features, const Outcome &outcome) {
-  const double r = reward_of(outcome, best_seconds_);
-  const std::string key = action.key();
-  ++tried_[key];
-  auto update = [&](const std::string &feature) {
-    Estimate &e = estimates_[{key, feature}];
-    e.total += r;
-    ++e.count;
-  };
-  update(kAnyFeature);
-  for (const std::string &f : features)
-    update(f);
-  const bool improved = outcome.kind == Outcome::Kind::Correct && outcome.seconds > 0 &&
-                        (best_seconds_ <= 0 || outcome.seconds < best_seconds_);
-  if (improved) {
-    best_seconds_ = outcome.seconds;
-    if (action.kind == Action::Kind::Knob)
-      for (Knob &k : knobs_)
-        if (k.name == action.knob)
-          k.current = action.to;
+  record_round({{action, features, outcome}});
+}
+
+void Planner::record_round(const std::vector<Step> &round) {
+  // Rewards against the best before the round: its candidates were made
+  // from the same version. Only the fastest improvement becomes the best.
+  const double best_before = best_seconds_;
+  std::optional<size_t> winner;
+  for (size_t i = 0; i < round.size(); ++i) {
+    const Outcome &o = round[i].outcome;
+    if (o.kind == Outcome::Kind::Correct && o.seconds > 0 &&
+        (best_before <= 0 || o.seconds < best_before) &&
+        (!winner || o.seconds < round[*winner].outcome.seconds))
+      winner = i;
   }
-  trajectory_.push_back(
-      {{"step", trajectory_.size() + 1},
-       {"action", key},
-       {"features", json(std::vector<std::string>(features.begin(), features.end()))},
-       {"outcome", outcome_name(outcome.kind)},
-       {"seconds", outcome.seconds},
-       {"reward", r},
-       {"best_seconds", best_seconds_}});
+  for (const Step &step : round)
+    if (step.action.kind == Action::Kind::Knob)
+      visited_.insert(configuration(step.action.moves));
+  if (winner) {
+    const Action &action = round[*winner].action;
+    const bool first = best_before <= 0;
+    best_seconds_ = round[*winner].outcome.seconds;
+    for (const KnobMove &m : action.moves)
+      for (Knob &k : knobs_)
+        if (k.name == m.knob)
+          k.current = m.to;
+    // A new best version: what was spent on the old one may pay on it, and
+    // after a technique changed the text, configurations are worth a new try.
+    if (!first)
+      spent_.clear();
+    if (action.kind == Action::Kind::Technique && !action.technique.empty()) {
+      visited_.clear();
+      visited_.insert(configuration());
+    }
+  }
+  for (const Step &step : round) {
+    const double r = reward_of(step.outcome, best_before);
+    const std::string key = step.action.key();
+    ++tried_[key];
+    auto update = [&](const std::string &feature) {
+      Estimate &e = estimates_[{key, feature}];
+      e.total += r;
+      ++e.count;
+    };
+    update(kAnyFeature);
+    for (const std::string &f : step.features)
+      update(f);
+    trajectory_.push_back(
+        {{"step", trajectory_.size() + 1},
+         {"action", key},
+         {"features", json(std::vector<std::string>(step.features.begin(), step.features.end()))},
+         {"outcome", outcome_name(step.outcome.kind)},
+         {"seconds", step.outcome.seconds},
+         {"reward", r},
+         {"best_seconds", best_seconds_}});
+  }
+}
+
+std::optional<Outcome::Kind> outcome_kind(const std::string &name) {
+  for (const auto kind :
+       {Outcome::Kind::Correct, Outcome::Kind::Violation, Outcome::Kind::CompileError,
+        Outcome::Kind::WrongResult, Outcome::Kind::Timeout, Outcome::Kind::NoChange})
+    if (outcome_name(kind) == name)
+      return kind;
+  return std::nullopt;
 }
 
 std::string Planner::summary(size_t last) const {

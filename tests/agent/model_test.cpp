@@ -79,11 +79,30 @@ private:
 };
 
 TEST(ModelTest, AnswersAreFilesInCodeBlocks) {
-  EXPECT_EQ(file_from_answer("```python\n@kernel(grid=1, block=1)\ndef k(): pass\n```"),
+  EXPECT_EQ(file_from_answer("```python\n@kernel(grid=1, block=1)\ndef k(): pass\n```", ""),
             "@kernel(grid=1, block=1)\ndef k(): pass\n");
-  EXPECT_FALSE(file_from_answer("I would vectorize the copy."));
-  EXPECT_FALSE(file_from_answer("```\nprint(1)\n```")); // not a kernel file
+  EXPECT_FALSE(file_from_answer("I would vectorize the copy.", ""));
+  EXPECT_FALSE(file_from_answer("```\nprint(1)\n```", "")); // not a kernel file
   EXPECT_THROW(ChatClient(ModelOptions{"ftp://x", "m", "", {}, 0, 1, 0.0}), ModelError);
+}
+
+// A diff is cheaper than the whole file: hunks apply at their line or the
+// nearest place their context matches; one that does not match refuses all.
+TEST(ModelTest, AnswersMayBeUnifiedDiffs) {
+  const std::string text = "a\nb\nc\nd\ne\n";
+  EXPECT_EQ(apply_unified_diff(text, "--- a/k\n+++ b/k\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"),
+            "a\nb\nC\nd\ne\n");
+  // Line numbers off by two; two hunks; an insertion.
+  EXPECT_EQ(apply_unified_diff(text, "@@ -4,1 +4,1 @@\n-b\n+B\n@@ -4,2 +4,3 @@\n d\n+x\n e\n"),
+            "a\nB\nc\nd\nx\ne\n");
+  EXPECT_FALSE(apply_unified_diff(text, "@@ -2,1 +2,1 @@\n-z\n+Z\n")); // context not there
+  EXPECT_FALSE(apply_unified_diff(text, "just words"));
+  EXPECT_FALSE(apply_unified_diff(text, "@@ -1,1 +1,1 @@\n*a\n")); // not a diff line
+  // Through file_from_answer: a ```diff block, or a bare one, against the base.
+  EXPECT_EQ(file_from_answer("Change c:\n```diff\n@@ -3 +3 @@\n-c\n+C\n```\n", text),
+            "a\nb\nC\nd\ne\n");
+  EXPECT_EQ(file_from_answer("--- a/k\n+++ b/k\n@@ -1 +1 @@\n-a\n+A\n", text), "A\nb\nc\nd\ne\n");
+  EXPECT_FALSE(file_from_answer("```diff\n@@ -1 +1 @@\n-q\n+Q\n```\n", text));
 }
 
 TEST(ModelTest, TheTokenBudgetEndsTheEpisode) {
@@ -133,8 +152,11 @@ TEST(ModelTest, TheLoopRejectsRepairsAndRefusesThroughTheServer) {
   std::string no_assert = faster;
   no_assert.replace(no_assert.find("    assert_tag(v, {\"i\": i})\n"),
                     std::string("    assert_tag(v, {\"i\": i})\n").size(), "");
+  // A diff against the best version (BLOCK 256 -> 512: correct, slower).
+  const std::string diff = "```diff\n--- a/tunable_copy.argus\n+++ b/tunable_copy.argus\n"
+                           "@@ -3,1 +3,1 @@\n-BLOCK = 256\n+BLOCK = 512\n```\n";
   ScriptedModel model({fenced(racy), fenced(faster), fenced(no_assert),
-                       "I would rather not write the file.", fenced(faster)});
+                       "I would rather not write the file.", fenced(faster), diff});
   LspClientOptions client_options;
   client_options.program = ARGUS_BINARY;
   const std::string runner = "sh " + kFixtures + "/tuning_runner.sh {artifact}";
@@ -145,7 +167,7 @@ TEST(ModelTest, TheLoopRejectsRepairsAndRefusesThroughTheServer) {
   OptimizeOptions o;
   o.file = kFixtures + "/tunable_copy.argus";
   o.kernel = "copy";
-  o.budget = 3;
+  o.budget = 4;
   o.emit_only = true;
   o.knobs = std::vector<Knob>{}; // only the model's moves
   o.model = ModelOptions{model.url(), "scripted", "test-key", std::chrono::seconds(30),
@@ -164,8 +186,14 @@ TEST(ModelTest, TheLoopRejectsRepairsAndRefusesThroughTheServer) {
   EXPECT_EQ(t[1]["outcome"], "violation") << t.dump(1);
   EXPECT_EQ(t[1]["repairs"], 1);
   EXPECT_NE(result.best_text.find("assert_tag(v"), std::string::npos);
-  // Step 3: the same file again is no change.
-  EXPECT_EQ(t[2]["outcome"], "no-change") << t.dump(1);
+  // The best file again is no candidate: that technique is spent, no step.
+  // Step 3: the model's diff applies to the best version (BLOCK 512: slower).
+  EXPECT_EQ(t[2]["outcome"], "correct") << t.dump(1);
+  EXPECT_DOUBLE_EQ(t[2]["seconds"].get<double>(), 1.5e-3);
+  EXPECT_NE(t[2]["action"], t[1]["action"]);
+  // Then every technique is asked once more ("no more ideas"): none gives a
+  // file, the search is spent before the budget of 4.
+  EXPECT_TRUE(result.exhausted);
   // What the model was told: the technique's entry, the kernel, and in the
   // repair round the server's counterexample of its racy version.
   const auto requests = model.requests();

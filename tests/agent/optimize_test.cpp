@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace argus::agent {
@@ -94,6 +96,40 @@ std::string read(const std::filesystem::path &p) {
   return s.str();
 }
 
+struct CommandRun {
+  int status = -1;
+  std::string output;
+};
+CommandRun run(const std::string &command) {
+  CommandRun r;
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe)
+    return r;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+    r.output.append(buffer, n);
+  r.status = WEXITSTATUS(::pclose(pipe));
+  return r;
+}
+
+std::vector<json> steps_of(const std::filesystem::path &trajectory) {
+  std::vector<json> steps;
+  std::istringstream lines(read(trajectory));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const json step = json::parse(line);
+    if (step["action"] != "baseline")
+      steps.push_back(step);
+  }
+  return steps;
+}
+
+std::string optimize_command(const std::string &kernel, const std::string &extra) {
+  return std::string(ARGUS_BINARY) + " agent optimize '" + kFixtures + "/" + kernel +
+         "' --kernel copy --emit-only --runner 'sh " + kFixtures +
+         "/tuning_runner.sh {artifact}' " + extra;
+}
+
 // The loop end to end as a user runs it: `argus agent optimize` starts
 // `argus lsp` allowing exactly the runner template, checks and benchmarks
 // the start, and moves BLOCK until the runner's fastest size; the file itself
@@ -119,18 +155,20 @@ TEST(OptimizeTest, TheOfflineTunerFindsTheFastestKnobThroughTheServer) {
   EXPECT_NE(output.find("best 1 ms, baseline 4 ms (4x)"), std::string::npos) << output;
   EXPECT_NE(read(out / "best.argus").find("BLOCK = 256\n"), std::string::npos);
   EXPECT_EQ(read(kernel), before); // the input is never written
-  // The trajectory: one JSON line per step, each with its reward.
-  std::istringstream lines(read(out / "trajectory.jsonl"));
-  std::string line;
-  int steps = 0;
+  // The trajectory: the baseline, then one JSON line per step, each with its
+  // reward. BLOCK's values (16 to 256) are each tried once; no refactor
+  // applies to this kernel, so the search is spent before the budget of 8.
+  const std::vector<json> steps = steps_of(out / "trajectory.jsonl");
   bool found = false;
-  while (std::getline(lines, line)) {
-    const json step = json::parse(line);
-    ++steps;
-    EXPECT_TRUE(step.contains("reward") && step.contains("outcome")) << line;
+  std::set<std::string> actions;
+  for (const json &step : steps) {
+    EXPECT_TRUE(step.contains("reward") && step.contains("outcome")) << step;
     found = found || (step["action"] == "knob:BLOCK=256" && step["outcome"] == "correct");
+    EXPECT_TRUE(actions.insert(step["action"]).second) << "tried twice: " << step;
   }
-  EXPECT_EQ(steps, 8);
+  EXPECT_EQ(steps.size(), 4u) << read(out / "trajectory.jsonl");
+  EXPECT_NE(output.find("the search has nothing left to try after 4 steps"), std::string::npos)
+      << output;
   EXPECT_TRUE(found) << read(out / "trajectory.jsonl");
   EXPECT_NE(read(out / "report.md").find("| step | action | outcome |"), std::string::npos);
   // The plot: a point per correct step, the best-so-far line ending at 4x.
@@ -140,9 +178,8 @@ TEST(OptimizeTest, TheOfflineTunerFindsTheFastestKnobThroughTheServer) {
   for (size_t at = plot.find("<circle"); at != std::string::npos; at = plot.find("<circle", at + 1))
     ++points;
   size_t correct = 0;
-  std::istringstream again(read(out / "trajectory.jsonl"));
-  while (std::getline(again, line))
-    correct += json::parse(line)["outcome"] == "correct";
+  for (const json &step : steps)
+    correct += step["outcome"] == "correct";
   EXPECT_EQ(points, correct);
   EXPECT_NE(plot.find("knob:BLOCK=256: 4.00x"), std::string::npos);
   EXPECT_NE(plot.find("class=\"best\""), std::string::npos);
@@ -174,6 +211,109 @@ TEST(OptimizeTest, AStartThatDoesNotBenchmarkIsAClearError) {
   EXPECT_FALSE(std::filesystem::exists(out / "best.argus"));
 }
 
+// The search, not a sweep: from (BLOCK 64, ITEMS 4) every single move is
+// slower (a local optimum of coordinate descent); the tuner then moves two
+// knobs together and finds (128, 8), twice as fast.
+TEST(OptimizeTest, TheSearchMovesTwoKnobsAtALocalOptimum) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-pair-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  const CommandRun r =
+      run(optimize_command("tunable_pair.argus", "--budget 10 --out '" + out.string() + "'"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("best 1 ms, baseline 2 ms (2x)"), std::string::npos) << r.output;
+  const std::string best = read(out / "best.argus");
+  EXPECT_NE(best.find("BLOCK = 128\n"), std::string::npos) << best;
+  EXPECT_NE(best.find("ITEMS = 8\n"), std::string::npos) << best;
+  const std::vector<json> steps = steps_of(out / "trajectory.jsonl");
+  size_t singles_before = 0, pair_at = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string action = steps[i]["action"];
+    if (action == "knob:BLOCK=128,ITEMS=8")
+      pair_at = i + 1;
+    else if (!pair_at && action.find(',') == std::string::npos)
+      ++singles_before;
+  }
+  EXPECT_GT(pair_at, 0u) << r.output;
+  EXPECT_EQ(singles_before, 4u) << r.output; // the four neighbours first, each slower
+  std::filesystem::remove_all(out);
+}
+
+bool overlapping(const std::string &log) {
+  // "begin PID T" / "end PID T" lines: two benchmarks overlap when one
+  // begins before the other ends.
+  std::map<std::string, std::pair<double, double>> spans;
+  std::istringstream in(log);
+  std::string what, pid;
+  double t = 0;
+  while (in >> what >> pid >> t)
+    (what == "begin" ? spans[pid].first : spans[pid].second) = t;
+  for (const auto &[a, x] : spans)
+    for (const auto &[b, y] : spans)
+      if (a < b && x.first < y.second && y.first < x.second)
+        return true;
+  return false;
+}
+
+// --jobs 2: a round's two candidates are benchmarked at once (each by its
+// own server and runner process), and the search finds the same best.
+TEST(OptimizeTest, JobsBenchmarkCandidatesInParallel) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-jobs-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out);
+  const std::string log = (out / "runner.log").string();
+  const CommandRun r = run(
+      optimize_command("tunable_copy.argus", "--budget 4 --jobs 2 --runner-arg "
+                                             "--slow --runner-arg '" +
+                                                 log + "' --out '" + out.string() + "/result'"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("best 1 ms, baseline 4 ms (4x)"), std::string::npos) << r.output;
+  EXPECT_EQ(steps_of(out / "result" / "trajectory.jsonl").size(), 4u);
+  EXPECT_TRUE(overlapping(read(log))) << read(log);
+  std::filesystem::remove_all(out);
+}
+
+// --resume continues a trajectory: the steps on file are not run again (the
+// runner is not asked for the baseline twice) and the budget counts them; a
+// trajectory of another kernel is refused.
+TEST(OptimizeTest, ResumeContinuesTheTrajectory) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-resume-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out);
+  const std::string log = (out / "runner.log").string();
+  const std::string common =
+      "--runner-arg --slow --runner-arg '" + log + "' --out '" + out.string() + "/result'";
+  CommandRun r = run(optimize_command("tunable_pair.argus", "--budget 3 " + common));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::vector<json> first = steps_of(out / "result" / "trajectory.jsonl");
+  ASSERT_EQ(first.size(), 3u);
+  r = run(optimize_command("tunable_pair.argus", "--budget 10 --resume " + common));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("resumed: 3 steps, baseline 2.0000 ms"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 4/10"), std::string::npos) << r.output;
+  const std::vector<json> all = steps_of(out / "result" / "trajectory.jsonl");
+  ASSERT_EQ(all.size(), 10u) << r.output;
+  std::set<std::string> actions;
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i]["step"], i + 2) << all[i];
+    EXPECT_TRUE(actions.insert(all[i]["action"]).second) << "tried twice: " << all[i];
+  }
+  EXPECT_NE(read(out / "result" / "best.argus").find("ITEMS = 8\n"), std::string::npos);
+  // One baseline and ten steps benchmarked in all.
+  size_t benchmarks = 0;
+  std::istringstream lines(read(log));
+  for (std::string line; std::getline(lines, line);)
+    benchmarks += line.starts_with("begin");
+  EXPECT_EQ(benchmarks, 11u);
+  r = run(optimize_command("tunable_copy.argus", "--budget 12 --resume " + common));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("continues another kernel or another version"), std::string::npos)
+      << r.output;
+  std::filesystem::remove_all(out);
+}
+
 TEST(OptimizeTest, BadCommandLinesAreUsageErrors) {
   for (const std::string args :
        {"agent", "agent tune x.argus", "agent optimize", "agent optimize x.argus --kernel",
@@ -183,7 +323,11 @@ TEST(OptimizeTest, BadCommandLinesAreUsageErrors) {
         "agent optimize x --kernel k --kb /nonexistent-kb",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --token-budget x",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --repair-rounds "
-        "-1"}) {
+        "-1",
+        "agent optimize x --kernel k --jobs 0", "agent optimize x --kernel k --jobs many",
+        "agent optimize x --kernel k --library 'time {op}'", "agent eval",
+        "agent eval /nonexistent-tasks", "agent eval tasks --kernel k", "agent eval tasks --resume",
+        "agent eval tasks --p 0"}) {
     const std::string command = std::string(ARGUS_BINARY) + " " + args + " 2>&1";
     FILE *pipe = ::popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);

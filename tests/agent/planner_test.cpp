@@ -54,14 +54,14 @@ TEST(PlannerTest, RewardsAreLogSpeedupsAndPenalties) {
 
 TEST(PlannerTest, TheKnowledgeBasePointsTheFirstStep) {
   Planner p(kb(), "sm90", {});
-  const Action first = p.choose({"W0904", "memory-bound"});
+  const Action first = p.choose({"W0904", "memory-bound"}).value();
   ASSERT_EQ(first.kind, Action::Kind::Technique);
   const Technique *t = kb().find(first.technique);
   ASSERT_NE(t, nullptr);
   EXPECT_NE(std::find(t->signals.begin(), t->signals.end(), "W0904"), t->signals.end())
       << first.technique;
   // A bank conflict points elsewhere.
-  const Action conflict = p.choose({"W0902"});
+  const Action conflict = p.choose({"W0902"}).value();
   const Technique *c = kb().find(conflict.technique);
   ASSERT_NE(c, nullptr);
   EXPECT_NE(std::find(c->signals.begin(), c->signals.end(), "W0902"), c->signals.end());
@@ -87,16 +87,16 @@ TEST(PlannerTest, LearnsFromRewards) {
   Planner p(kb(), "sm90", {});
   const Features f = {"W0904", "memory-bound"};
   p.record(Action{}, f, {Outcome::Kind::Correct, 10e-3}); // the baseline
-  const Action first = p.choose(f);
+  const Action first = p.choose(f).value();
   for (int i = 0; i < 3; ++i)
     p.record(first, f, {Outcome::Kind::Violation, 0});
-  const Action second = p.choose(f);
+  const Action second = p.choose(f).value();
   EXPECT_NE(second.key(), first.key());
   p.record(second, f, {Outcome::Kind::Correct, 5e-3}); // 2x
   EXPECT_DOUBLE_EQ(p.best_seconds(), 5e-3);
   int again = 0;
   for (int i = 0; i < 10; ++i) {
-    const Action a = p.choose(f);
+    const Action a = p.choose(f).value();
     again += a.key() == second.key();
     // It keeps paying (5% more each time); the others are slower than the best.
     const double seconds = p.best_seconds() * (a.key() == second.key() ? 0.95 : 1.2);
@@ -114,16 +114,73 @@ TEST(PlannerTest, KnobsMoveToNeighboursAndKeepWhatPaid) {
   EXPECT_EQ(moves, (std::vector<std::string>{"knob:BM=32", "knob:BM=128"}));
   Action up;
   up.kind = Action::Kind::Knob;
-  up.knob = "BM";
-  up.from = 64;
-  up.to = 128;
+  up.moves = {{"BM", 64, 128}};
   p.record(Action{}, {}, {Outcome::Kind::Correct, 2e-3});
   p.record(up, {}, {Outcome::Kind::Correct, 1e-3}); // faster: BM is 128 now
   moves.clear();
   for (const Action &a : p.actions())
     if (a.kind == Action::Kind::Knob)
       moves.push_back(a.key());
-  EXPECT_EQ(moves, (std::vector<std::string>{"knob:BM=64", "knob:BM=256"}));
+  // 64 was visited (the start): the search goes on, not back.
+  EXPECT_EQ(moves, (std::vector<std::string>{"knob:BM=256"}));
+}
+
+// At a local optimum (every neighbour visited) two knobs move together;
+// when those are spent, one knob jumps to a value it has not had.
+TEST(PlannerTest, TheSearchGoesFromSingleMovesToPairsToJumps) {
+  Planner p(kb(), "gfx942", {{"A", {1, 2, 4}, 2}, {"B", {8, 16, 32}, 16}});
+  p.record(Action{}, {}, {Outcome::Kind::Correct, 1e-3});
+  const auto knob_keys = [&] {
+    std::vector<std::string> keys;
+    for (const Action &a : p.actions())
+      if (a.kind == Action::Kind::Knob)
+        keys.push_back(a.key());
+    return keys;
+  };
+  EXPECT_EQ(knob_keys(),
+            (std::vector<std::string>{"knob:A=1", "knob:A=4", "knob:B=8", "knob:B=32"}));
+  for (const std::string key : {"knob:A=1", "knob:A=4", "knob:B=8", "knob:B=32"})
+    p.record(Action::from_key(key).value(), {}, {Outcome::Kind::Correct, 2e-3}); // all slower
+  EXPECT_EQ(knob_keys(), (std::vector<std::string>{"knob:A=1,B=8", "knob:A=1,B=32", "knob:A=4,B=8",
+                                                   "knob:A=4,B=32"}));
+  // A candidate that gives nothing new is spent: not offered again.
+  p.spend(Action::from_key("knob:A=1,B=8").value());
+  EXPECT_EQ(knob_keys().front(), "knob:A=1,B=32");
+  // A faster version clears what was spent and moves the search there.
+  p.record(Action::from_key("knob:A=4,B=32").value(), {}, {Outcome::Kind::Correct, 0.5e-3});
+  // From (4, 32) both neighbours, (2, 32) and (4, 16), and the one pair,
+  // (2, 16), were visited: the knobs jump to values not had with the other.
+  EXPECT_EQ(knob_keys(), (std::vector<std::string>{"knob:A=1", "knob:B=8"}));
+  EXPECT_DOUBLE_EQ(p.best_seconds(), 0.5e-3);
+}
+
+TEST(PlannerTest, ActionsRoundTripThroughTheirKeys) {
+  for (const std::string key :
+       {"baseline", "technique:double-buffer", "knob:BM=128", "knob:BM=128,BK=32"})
+    EXPECT_EQ(Action::from_key(key).value().key(), key);
+  for (const std::string bad :
+       {"", "knob:", "knob:BM", "knob:BM=", "knob:=4", "knob:BM=4x", "technique:", "vectorize"})
+    EXPECT_FALSE(Action::from_key(bad)) << bad;
+}
+
+// A round of parallel candidates: rewards against the best before it, and
+// only the fastest becomes the best (two knob moves are not combined).
+TEST(PlannerTest, ARoundKeepsOnlyItsFastestImprovement) {
+  Planner p(kb(), "gfx942", {{"A", {1, 2, 4}, 2}, {"B", {8, 16, 32}, 16}});
+  p.record(Action{}, {}, {Outcome::Kind::Correct, 4e-3});
+  p.record_round({{Action::from_key("knob:A=4").value(), {}, {Outcome::Kind::Correct, 2e-3}},
+                  {Action::from_key("knob:B=32").value(), {}, {Outcome::Kind::Correct, 1e-3}}});
+  EXPECT_DOUBLE_EQ(p.best_seconds(), 1e-3);
+  const json t = p.trajectory();
+  EXPECT_NEAR(t[1]["reward"].get<double>(), std::log(2.0), 1e-12); // against 4 ms, not 1 ms
+  EXPECT_NEAR(t[2]["reward"].get<double>(), std::log(4.0), 1e-12);
+  // A stays 2 (A=4 was not the best), B is 32: the moves from (2, 32); A=4
+  // is worth trying again with B=32, (2, 16) was visited.
+  std::vector<std::string> keys;
+  for (const Action &a : p.actions())
+    if (a.kind == Action::Kind::Knob)
+      keys.push_back(a.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"knob:A=1", "knob:A=4"}));
 }
 
 TEST(PlannerTest, SummarisesTheTrajectoryForTheProposer) {

@@ -3,8 +3,8 @@
 //
 // The prompt holds the kernel, the chosen technique's knowledge-base entry,
 // the current diagnostics with their counterexamples, the last measurement
-// and the trajectory summary; the answer must be the whole file in one code
-// block. After a rejected candidate the loop asks again with what the server
+// and the trajectory summary; the answer is the whole file in one code
+// block or a unified diff. After a rejected candidate the loop asks again with what the server
 // said (a repair round). HTTP through cpp-httplib (Debian's
 // libcpp-httplib-dev, TLS included); each call has a time limit and is
 // retried on network errors and 5xx; a token budget stops the episode.
@@ -67,8 +67,14 @@ struct ProposalContext {
 
 // The chat messages for a proposal (system + user).
 std::vector<nlohmann::json> proposal_messages(const ProposalContext &context);
-// The new file from an answer: its first fenced code block, when it looks
-// like an Argus file (has a @kernel); nullopt otherwise.
-std::optional<std::string> file_from_answer(const std::string &answer);
+// The new file from an answer: the first fenced code block that is a whole
+// Argus file (has a @kernel) or a unified diff (a ```diff block, or one that
+// starts with "--- " or "@@ ") that applies to `base`; else a bare diff in
+// the answer that applies; nullopt otherwise.
+std::optional<std::string> file_from_answer(const std::string &answer, const std::string &base);
+// `text` with a unified diff's hunks applied: each hunk's old lines (context
+// and removals) must match exactly, at its stated line or the nearest place
+// after the previous hunk; nullopt when one does not (or there is no hunk).
+std::optional<std::string> apply_unified_diff(const std::string &text, const std::string &diff);
 
 } // namespace argus::agent

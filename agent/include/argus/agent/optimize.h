@@ -48,6 +48,19 @@ struct OptimizeOptions {
   // with the server's diagnostics, up to `repair_rounds` times.
   std::optional<ModelOptions> model;
   int repair_rounds = 2;
+  // Candidates evaluated at once, each by its own language server (and its
+  // own runner process: with a Slurm template, its own job).
+  int jobs = 1;
+  // Where the best version (best.argus), the trajectory (trajectory.jsonl,
+  // a line per step, written as each step ends), report.md and report.svg
+  // go; empty: nowhere (the result only).
+  std::string out_dir;
+  // Continue the trajectory in out_dir: its steps are replayed into the
+  // planner (no step is run again) and the budget counts them.
+  bool resume = false;
+  // Each benchmark gets `--seed N` with a new N, so a candidate never sees
+  // the inputs of an earlier run (outputs cached between runs do not pass).
+  bool fresh_inputs = true;
 };
 
 struct OptimizeResult {
@@ -57,6 +70,8 @@ struct OptimizeResult {
   nlohmann::json trajectory = nlohmann::json::array(); // one object per step
   std::string report;                                  // Markdown
   std::string plot;                                    // SVG: speed per step (speed_plot)
+  int resumed_steps = 0;  // steps read back from the trajectory (--resume)
+  bool exhausted = false; // the search ran out of candidates before the budget
 };
 
 // Speed per step as an SVG: the speedup over the baseline of each correct
@@ -83,7 +98,18 @@ std::optional<std::string> apply_workspace_edit(const std::string &text, const n
 // file:// URI of an absolute path.
 std::string file_uri(const std::string &absolute_path);
 
-OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb, const OptimizeOptions &options,
+// The loop with one language server per job (`clients.size()` >= options.jobs
+// >= 1; the first proposes, each evaluates its share of a round).
+OptimizeResult optimize(const std::vector<LspClient *> &clients, const KnowledgeBase &kb,
+                        const OptimizeOptions &options,
                         const std::function<void(const std::string &)> &progress = {});
+inline OptimizeResult optimize(LspClient &client, const KnowledgeBase &kb,
+                               const OptimizeOptions &options,
+                               const std::function<void(const std::string &)> &progress = {}) {
+  return optimize(std::vector<LspClient *>{&client}, kb, options, progress);
+}
+
+// FNV-1a of a text: the trajectory's record of which start it continues.
+std::string text_fingerprint(const std::string &text);
 
 } // namespace argus::agent

@@ -5,12 +5,18 @@
 // names them (diagnostic codes and lints from the pulled diagnostics, resource
 // pressure from argus.compile, the roofline position of the last timing).
 // Actions: a knowledge-base technique for the kernel's target, or a move of
-// one of the kernel's knobs (a constexpr parameter or module constant) to a
-// neighbouring value. Reward: the log speedup over the best correct version
-// so far; violations, compile errors, wrong results and time-outs are
+// the kernel's knobs (module constants) through their values: the search. Reward: the log speedup
+// over the best correct version so far; violations, compile errors, wrong results and time-outs are
 // penalties. Policy: UCB1 over (action, feature) pairs, with the knowledge
 // base's signals as a prior, so an untried technique that the features point
 // to goes first; the trajectory is summarised for the proposer's prompt.
+//
+// The knobs are searched, not swept: each configuration is tried once (the
+// planner remembers what it visited); from the best configuration a move
+// goes to a neighbouring value of one knob; when every such neighbour was
+// visited (a local optimum of coordinate descent) two knobs move together,
+// and when those are spent too a knob jumps to any value it has not had.
+// UCB orders the moves that are left, so a direction that paid goes first.
 #pragma once
 
 #include "argus/agent/knowledge_base.h"
@@ -59,13 +65,21 @@ struct Knob {
   int64_t current = 0;
 };
 
+// One knob's move: `knob` from its value to `to`.
+struct KnobMove {
+  std::string knob;
+  int64_t from = 0, to = 0;
+};
+
 struct Action {
   enum class Kind { Technique, Knob };
   Kind kind = Kind::Technique;
-  std::string technique; // Technique: its id
-  std::string knob;      // Knob: its name, and the move
-  int64_t from = 0, to = 0;
-  std::string key() const; // "technique:ID" or "knob:NAME=TO"
+  std::string technique;       // Technique: its id (empty: the baseline)
+  std::vector<KnobMove> moves; // Knob: one move, or two at a local optimum
+  std::string key() const;     // "technique:ID", "knob:NAME=TO[,NAME=TO]" or "baseline"
+  // The action a key names (a trajectory read back by --resume); nullopt for
+  // a key that is none of the forms above.
+  static std::optional<Action> from_key(const std::string &key);
 };
 
 struct Outcome {
@@ -85,6 +99,9 @@ struct Rewards {
   double no_change = -0.25;
 };
 double reward_of(const Outcome &outcome, double best_seconds, const Rewards &rewards = {});
+// An outcome's kind from its name in the trajectory ("correct", "violation",
+// "compile-error", "wrong-result", "timeout", "no-change").
+std::optional<Outcome::Kind> outcome_kind(const std::string &name);
 
 class Planner {
 public:
@@ -95,15 +112,34 @@ public:
   Planner(const KnowledgeBase &kb, std::string target, std::vector<Knob> knobs,
           double explore = 0.3);
 
-  // The actions available now: every technique of the target, and each knob's
-  // moves to its neighbouring values.
+  // The actions available now: every technique of the target not spent at
+  // the current best version, and the knob moves to configurations not yet
+  // visited (one knob to a neighbour; else two; else one to any value).
   std::vector<Action> actions() const;
   // The next action for these features (UCB1 with the knowledge base's prior;
-  // ties broken by the order of actions()).
-  Action choose(const Features &features) const;
+  // ties broken by the order of actions()), none of `skip` (keys: the other
+  // actions of a round of parallel candidates); nullopt when the search has
+  // nothing left to try.
+  std::optional<Action> choose(const Features &features,
+                               const std::set<std::string> &skip = {}) const;
   // Records a step: its reward updates the estimates of (action, feature) for
-  // each feature, and a knob move that helped becomes the knob's value.
+  // each feature, a knob move's configuration is visited, and a move that
+  // helped becomes the knobs' values.
   void record(const Action &action, const Features &features, const Outcome &outcome);
+  // A round of candidates made from the same version and evaluated together
+  // (--jobs): each is rewarded against the best before the round, and only
+  // the fastest improvement becomes the best (two knob moves that each paid
+  // are not combined untried).
+  struct Step {
+    Action action;
+    Features features;
+    Outcome outcome;
+  };
+  void record_round(const std::vector<Step> &round);
+  // An action that cannot give a new version of the current best (its
+  // candidate is one already evaluated, or no code action applies): not
+  // offered again until the best changes. No step is spent on it.
+  void spend(const Action &action);
 
   double best_seconds() const { return best_seconds_; }
   size_t steps() const { return trajectory_.size(); }
@@ -119,6 +155,9 @@ private:
     int64_t count = 0;
   };
   double prior(const Action &action, const Features &features) const;
+  // "A=64,B=32": the knobs' values after `moves` (none: the current ones).
+  std::string configuration(const std::vector<KnobMove> &moves = {}) const;
+  std::vector<Action> knob_moves() const;
 
   const KnowledgeBase &kb_;
   std::string target_;
@@ -126,6 +165,8 @@ private:
   double explore_;
   std::map<std::pair<std::string, std::string>, Estimate> estimates_; // (action, feature)
   std::map<std::string, int64_t> tried_;                              // per action
+  std::set<std::string> visited_; // configurations (of the current best text)
+  std::set<std::string> spent_;   // action keys, at the current best
   double best_seconds_ = 0;
   nlohmann::json trajectory_ = nlohmann::json::array();
 };
