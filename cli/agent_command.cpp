@@ -34,7 +34,7 @@ const std::string_view kAgentHelp =
     "\n"
     "Options:\n"
     "  --kernel NAME      the kernel to optimize (its @bench times it)\n"
-    "  --budget STEPS     steps to try (default 20; eval: each task's own)\n"
+    "  --budget STEPS     steps to try (default 20; eval: each task's own, at most STEPS)\n"
     "  --target T         sm90 (default) or gfx942\n"
     "  --offline          no model: the knob search and the server's refactors (the default)\n"
     "  --llm URL          an OpenAI-compatible endpoint (.../v1) for the other techniques;\n"
@@ -69,6 +69,7 @@ struct AgentCommand {
   int64_t token_budget = 1'000'000;
   std::string out_dir, kb_dir = ARGUS_KB_DIR;
   double p = 1.0;
+  bool budget_given = false;
 };
 
 // The command line; an exit code when it is wrong (the message is written).
@@ -132,6 +133,7 @@ std::optional<int> parse(std::span<const std::string> args, AgentCommand &c, Env
           return kExitUsage;
         }
         c.loop.budget = static_cast<int>(n);
+        c.budget_given = true;
       } else if (a == "--jobs") {
         if (!number(*v, 1, 64, n)) {
           env.err << "argus agent: error: --jobs expects a number from 1 to 64\n";
@@ -272,6 +274,8 @@ int run_agent(std::span<const std::string> args, Environment &env) {
     options.out_dir = c.out_dir;
     options.library = c.library;
     options.p = c.p;
+    if (c.budget_given)
+      options.budget = c.loop.budget;
     agent::EvalSummary summary;
     try {
       auto servers = start_servers(c);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 namespace argus::agent {
 
@@ -184,7 +185,7 @@ EvalSummary evaluate_tasks(const std::vector<LspClient *> &clients, const Knowle
     OptimizeOptions loop = o.loop;
     loop.file = task.file;
     loop.kernel = task.kernel;
-    loop.budget = task.budget;
+    loop.budget = o.budget ? std::min(task.budget, *o.budget) : task.budget;
     loop.out_dir = (std::filesystem::path(o.out_dir) / task.name).string();
     // The loop times the kernel at the task's sizes (a file may have several @bench).
     for (const std::string &a :
@@ -199,14 +200,35 @@ EvalSummary evaluate_tasks(const std::vector<LspClient *> &clients, const Knowle
       r.baseline_seconds = result.baseline_seconds;
       r.best_seconds = result.best_seconds;
       r.steps = static_cast<int>(result.trajectory.size());
-      // The best version at sizes it never saw, with fresh inputs.
-      clients[0]->change(uri, result.best_text);
+      // The best version at sizes it never saw, with fresh inputs; the
+      // sizes shared out over the servers.
+      const size_t workers = std::min(clients.size(), task.held_out.size());
+      std::vector<json> verdicts(task.held_out.size());
+      std::vector<uint64_t> seed(task.held_out.size());
+      for (uint64_t &x : seed)
+        x = seeds() % 2147483647 + 1;
+      std::vector<std::exception_ptr> failures(workers);
+      std::vector<std::thread> threads;
+      for (size_t w = 0; w < workers; ++w)
+        threads.emplace_back([&, w] {
+          try {
+            clients[w]->change(uri, result.best_text);
+            for (size_t i = w; i < task.held_out.size(); i += workers)
+              verdicts[i] = held_out_run(*clients[w], uri, task, task.held_out[i], o.loop, seed[i]);
+          } catch (...) {
+            failures[w] = std::current_exception();
+          }
+        });
+      for (std::thread &t : threads)
+        t.join();
+      for (const std::exception_ptr &f : failures)
+        if (f)
+          std::rethrow_exception(f);
       r.correct = true;
-      for (const auto &sizes : task.held_out) {
-        json verdict =
-            held_out_run(*clients[0], uri, task, sizes, o.loop, seeds() % 2147483647 + 1);
+      for (size_t i = 0; i < task.held_out.size(); ++i) {
+        json &verdict = verdicts[i];
         r.correct = r.correct && verdict["correct"].get<bool>();
-        say("  held out " + sizes_text(sizes) + ": " +
+        say("  held out " + sizes_text(task.held_out[i]) + ": " +
             (verdict["correct"].get<bool>() ? std::string("correct")
                                             : "NOT correct (" + verdict.value("why", "") + ")"));
         r.held_out.push_back(std::move(verdict));

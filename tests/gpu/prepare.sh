@@ -29,9 +29,9 @@ for f in examples/*.argus; do
     status=1
   fi
 done
-# A statically linked argus for `argus bench` on the GPU host, which has none
-# of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PWD/codegen/runner:$PATH \
-#   tests/gpu/bin/argus bench examples/gemm_mma_sm90.argus",
+# A portable argus for `argus bench` and `argus agent` on the GPU host, which
+# has none of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PWD/codegen/runner:$PATH \
+#   LD_LIBRARY_PATH=$PWD/tests/gpu/bin/lib tests/gpu/bin/argus bench examples/gemm_mma_sm90.argus",
 #   carry=["tests/gpu/artifacts", "tests/gpu/bin"])
 if [ "${ARGUS_GPU_STATIC:-1}" = 1 ]; then
   if cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DARGUS_STATIC=ON \
@@ -39,8 +39,17 @@ if [ "${ARGUS_GPU_STATIC:-1}" = 1 ]; then
      cmake --build build-static --target argus >/dev/null; then
     mkdir -p tests/gpu/bin
     cp build-static/cli/argus tests/gpu/bin/argus
+    strip tests/gpu/bin/argus 2>/dev/null || true
     ln -sf ../../../codegen/runner/argus-runner tests/gpu/bin/argus-runner
-    echo "prepare.sh: static argus -> tests/gpu/bin/argus"
+    # Z3 has no static archive on Debian: its shared library (and the
+    # libstdc++ it needs) go beside the binary; run with
+    # LD_LIBRARY_PATH=tests/gpu/bin/lib.
+    mkdir -p tests/gpu/bin/lib
+    for lib in libz3.so.4 libstdc++.so.6; do
+      path=$(ldconfig -p | sed -n "s|.*$lib (libc6,x86-64) => ||p" | head -1)
+      [ -n "$path" ] && cp -L "$path" tests/gpu/bin/lib/
+    done
+    echo "prepare.sh: static argus -> tests/gpu/bin/argus (libraries in tests/gpu/bin/lib)"
   else
     echo "prepare.sh: the static argus build failed (argus bench on the GPU host needs it)" >&2
     status=1

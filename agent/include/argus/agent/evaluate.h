@@ -52,6 +52,7 @@ struct EvalOptions {
   std::optional<std::string> library;
   std::chrono::milliseconds library_timeout{std::chrono::minutes(10)};
   double p = 1.0;
+  std::optional<int> budget; // at most this many steps per task (a quick pass)
 };
 
 struct TaskResult {
