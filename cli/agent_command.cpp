@@ -22,8 +22,9 @@ const std::string_view kAgentHelp =
     "technique or a knob move, a proposer applies it (offline: the search over the\n"
     "module constants and the server's refactor code actions; with --llm: a model),\n"
     "and a candidate counts only when it checks clean, proves at least what the\n"
-    "start proved with every assertion kept, and the runner finds it correct with\n"
-    "fresh inputs. FILE is never written: the best version, the trajectory (JSON\n"
+    "start proved with every assertion kept, accepts every size the start accepted,\n"
+    "and the runner finds it correct with fresh inputs. FILE is never written: the best version, "
+    "the trajectory (JSON\n"
     "Lines, written step by step), a report and its plot of speed per step\n"
     "(report.svg) go to DIR (default: agent-out).\n"
     "\n"
@@ -50,6 +51,9 @@ const std::string_view kAgentHelp =
     "  --jobs N           candidates evaluated at once, each by its own server and\n"
     "                     runner process (with an srun template: its own Slurm job)\n"
     "  --resume           continue the trajectory in DIR (optimize)\n"
+    "  --allow-narrower-sizes  count versions whose assumptions refuse sizes the start\n"
+    "                     accepted (a tile grown to the bench's sizes); by default they\n"
+    "                     are refused\n"
     "  --emit-only        benchmark from the generated sources (a runner that builds them)\n"
     "  --library TEMPLATE times the reference library for fast_p (eval): words with\n"
     "                     {op}, {sizes}, {task}; it prints {\"median_ms\": ...}\n"
@@ -163,6 +167,8 @@ std::optional<int> parse(std::span<const std::string> args, AgentCommand &c, Env
       c.offline = true;
     } else if (a == "--resume") {
       c.loop.resume = true;
+    } else if (a == "--allow-narrower-sizes") {
+      c.loop.keep_sizes = false;
     } else if (!a.starts_with("-") && c.positional.empty()) {
       c.positional = a;
     } else {

@@ -74,6 +74,25 @@ const json *kernel_summary(const json &verification, const std::string &kernel) 
   return nullptr;
 }
 
+// The first of `sizes` the kernel's entry of an argus.verification answer
+// (asked with "accepts") says it refuses, as "M=128,N=128"; empty when none.
+std::string refused_sizes(const json &verification, const std::string &kernel, const json &sizes) {
+  if (!verification.is_object() || !verification.contains("kernels"))
+    return "";
+  for (const json &k : verification["kernels"]) {
+    if (k.value("kernel", "") != kernel || !k.contains("accepts") || !k["accepts"].is_array())
+      continue;
+    for (size_t i = 0; i < k["accepts"].size() && i < sizes.size(); ++i)
+      if (k["accepts"][i] == false) {
+        std::string text;
+        for (const auto &[name, value] : sizes[i].items())
+          text += (text.empty() ? "" : ",") + name + "=" + value.dump();
+        return text;
+      }
+  }
+  return "";
+}
+
 struct Benchmark {
   bool ok = false;
   bool correct = false;
@@ -353,6 +372,8 @@ OptimizeResult optimize(const std::vector<LspClient *> &clients, const Knowledge
   if (!start_summary_ptr)
     throw std::runtime_error("no kernel '" + o.kernel + "' in " + o.file);
   const json start_summary = *start_summary_ptr;
+  // The sizes the start's check ran at (they satisfy its assumptions).
+  const json start_instances = start_summary.value("instances", json::array());
 
   // Offline, techniques are applied through the server's refactor code
   // actions only; with a model, every technique of the target is an action.
@@ -453,12 +474,22 @@ OptimizeResult optimize(const std::vector<LspClient *> &clients, const Knowledge
       v.note = errors.front();
       return v;
     }
-    const json verification = client.execute("argus.verification", {{"uri", uri}});
+    const json verification =
+        client.execute("argus.verification", {{"uri", uri}, {"accepts", start_instances}});
     const json *summary = kernel_summary(verification, o.kernel);
     std::string why;
     if (!summary || !proves_at_least(start_summary, start_text, *summary, text, why)) {
       v.outcome.kind = Outcome::Kind::Violation;
       v.note = "proves less than the start: " + (summary ? why : "the kernel is gone");
+      return v;
+    }
+    // A version must run at every size its start ran at: a knob that narrows
+    // an assume (K % BK == 0 with a larger BK) would pass at the bench's
+    // sizes and fail at the held-out ones.
+    if (const std::string refused = refused_sizes(verification, o.kernel, start_instances);
+        o.keep_sizes && !refused.empty()) {
+      v.outcome.kind = Outcome::Kind::Violation;
+      v.note = "accepts fewer sizes than the start: its assumptions refuse " + refused;
       return v;
     }
     const Benchmark b = benchmark(client);

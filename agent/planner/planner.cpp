@@ -178,11 +178,30 @@ std::vector<Action> Planner::knob_moves() const {
       add({m});
   if (!out.empty())
     return out;
+  // Pairs, most promising first: knobs that are coupled (a tile and the
+  // threads that cover it) fail alone and pay together, so a pair of moves
+  // that each failed the check comes first, and moves in the same direction
+  // (which keep the knobs' ratios) before opposite ones.
+  const auto failed = [&](const KnobMove &m) {
+    Action single;
+    single.kind = Action::Kind::Knob;
+    single.moves = {m};
+    const auto it = estimates_.find({single.key(), kAnyFeature});
+    return it != estimates_.end() && it->second.count > 0 &&
+           it->second.total / static_cast<double>(it->second.count) <= -1.0 + 1e-9;
+  };
+  std::vector<std::pair<int, std::vector<KnobMove>>> pairs;
   for (size_t i = 0; i < knobs_.size(); ++i)
     for (size_t j = i + 1; j < knobs_.size(); ++j)
       for (const KnobMove &a : near[i])
-        for (const KnobMove &b : near[j])
-          add({a, b});
+        for (const KnobMove &b : near[j]) {
+          const bool same_direction = (a.to > a.from) == (b.to > b.from);
+          pairs.push_back({2 * (failed(a) && failed(b)) + same_direction, {a, b}});
+        }
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const auto &x, const auto &y) { return x.first > y.first; });
+  for (auto &[score, moves] : pairs)
+    add(std::move(moves));
   if (!out.empty())
     return out;
   for (const auto &moves : far)

@@ -2,7 +2,7 @@
 # bench/agent/run_gpu.sh PHASE OUT: the agent's offline tuner on the GPU host
 # (issue 19), with the portable argus of tests/gpu/prepare.sh (run that here
 # first; carry "tests/gpu/bin"). PHASE:
-#   optimize  gemm_tiled (4096^3, 16 steps) and softmax (16384 x 4096, 10 steps)
+#   optimize  gemm_tiled (4096^3, 40 steps) and softmax (16384 x 4096, 16 steps)
 #   eval      the task suite agent/tasks, its library times by bench/library_time.py
 # Results (trajectories, reports, plots, eval.json) go to OUT.
 set -u
@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"
 nvcc --version | tail -2 >>"$out/gpu.txt"
 case $phase in
 optimize)
-  for spec in "gemm_tiled 16 M=4096,N=4096,K=4096 matmul" "softmax 10 M=16384,N=4096 softmax"; do
+  for spec in "gemm_tiled 40 M=4096,N=4096,K=4096 matmul" "softmax 16 M=16384,N=4096 softmax"; do
     set -- $spec
     kernel=$1 budget=$2 sizes=$3 op=$4
     start=$(date +%s)
@@ -37,7 +37,7 @@ optimize)
 eval)
   start=$(date +%s)
   "$argus" agent eval agent/tasks --offline --jobs "$jobs" --emit-only --runner "$runner" \
-    --budget "${BUDGET:-10}" --library "python3 $root/bench/library_time.py {op} {sizes}" \
+    --budget "${BUDGET:-24}" --library "python3 $root/bench/library_time.py {op} {sizes}" \
     --out "$out/eval" >"$out/eval.stdout" 2>"$out/eval.log"
   echo "eval: exit $? in $(($(date +%s) - start)) s" | tee -a "$out/summary.txt"
   grep -E '^task|held out|library|failed' "$out/eval.log" | head -60
@@ -48,3 +48,5 @@ eval)
   exit 2
   ;;
 esac
+# One archive of everything (the device tool brings back a few files only).
+tar -C "$out" -czf "$out.tar.gz" . && echo "archive: $out.tar.gz"

@@ -739,4 +739,14 @@ bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::
   return false;
 }
 
+std::optional<bool> accepts_sizes(const CheckedFile &file, const std::string &kernel,
+                                  const std::map<std::string, int64_t> &sizes) {
+  if (!file.sema)
+    return std::nullopt;
+  for (const sema::FunctionInfo &fn : file.sema->functions)
+    if (fn.role == sema::FunctionRole::Kernel && fn.function && fn.function->name == kernel)
+      return detail::satisfies_assumptions(file, fn, sizes, CheckerOptions{}.query_timeout_ms);
+  return std::nullopt;
+}
+
 } // namespace argus::check

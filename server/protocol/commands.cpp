@@ -117,6 +117,27 @@ std::shared_ptr<const FullCheck> check_of(const DocumentSnapshot &document,
 // with the kernel's range: editors show the one under the cursor.
 json verification_command(const json &object, CommandContext &context) {
   const DocumentSnapshot &document = detail::command_document(object, context);
+  // "accepts": [{NAME: VALUE}...]: whether each kernel's assumptions hold at
+  // those sizes (the agent's check that a version still accepts every size
+  // its start accepted).
+  std::vector<std::map<std::string, int64_t>> accepts;
+  if (object.contains("accepts")) {
+    const json &list = object["accepts"];
+    bool ok = list.is_array() && list.size() <= 64;
+    for (size_t i = 0; ok && i < list.size(); ++i) {
+      ok = list[i].is_object();
+      std::map<std::string, int64_t> sizes;
+      for (auto it = ok ? list[i].begin() : list[i].end(); ok && it != list[i].end(); ++it) {
+        ok = it.value().is_number_integer();
+        if (ok)
+          sizes[it.key()] = it.value().get<int64_t>();
+      }
+      accepts.push_back(std::move(sizes));
+    }
+    if (!ok)
+      throw CommandError{detail::kInvalidParams,
+                         "\"accepts\": expected at most 64 objects of integer sizes"};
+  }
   const std::shared_ptr<const FullCheck> checked = check_of(document, context);
   json kernels = json::array();
   const CheckedFile &file = *checked->file;
@@ -135,6 +156,12 @@ json verification_command(const json &object, CommandContext &context) {
           entry["summary"] = check::to_json(summary);
           entry["line"] = check::summary_line(summary);
         }
+      if (!accepts.empty()) {
+        json verdicts = json::array();
+        for (const auto &sizes : accepts)
+          verdicts.push_back(check::accepts_sizes(file, fn.function->name, sizes).value_or(false));
+        entry["accepts"] = std::move(verdicts);
+      }
       kernels.push_back(std::move(entry));
     }
   return {{"uri", document.uri},

@@ -48,6 +48,32 @@ bool has_code(const json &items, const std::string &code) {
   return false;
 }
 
+// argus.verification with "accepts": whether each kernel's assumptions hold
+// at the sizes given (the agent's guard against narrowed kernels); a
+// malformed list is the protocol's invalid-params error.
+TEST(LspClientTest, VerificationSaysWhichSizesAKernelAccepts) {
+  LspClient client(options());
+  client.start();
+  const std::string uri = "file:///tmp/argus-agent-accepts.argus";
+  client.open(uri, R"(@kernel(grid=cdiv(N, 64), block=64)
+def scale(X: Tensor((N,), f32), N: i32):
+    assume(N % 64 == 0, N > 0)
+    i = block_id() * 64 + thread_id()
+    X[i] = X[i] * 2.0
+)");
+  const json answer = client.execute(
+      "argus.verification", {{"uri", uri}, {"accepts", {{{"N", 128}}, {{"N", 96}}, {{"M", 1}}}}});
+  ASSERT_EQ(answer["kernels"].size(), 1u) << answer.dump(1);
+  EXPECT_EQ(answer["kernels"][0]["accepts"], json({true, false, false})) << answer.dump(1);
+  try {
+    client.execute("argus.verification", {{"uri", uri}, {"accepts", {{{"N", "many"}}}}});
+    ADD_FAILURE() << "a size that is no integer was accepted";
+  } catch (const LspError &error) {
+    EXPECT_EQ(error.code, -32602) << error.what();
+  }
+  EXPECT_EQ(client.shutdown(), 0);
+}
+
 TEST(LspClientTest, PullsDiagnosticsOffersFixesAndRunsCommands) {
   LspClient client(options());
   client.start();

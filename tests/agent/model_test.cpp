@@ -173,6 +173,7 @@ TEST(ModelTest, TheLoopRejectsRepairsAndRefusesThroughTheServer) {
   o.model = ModelOptions{model.url(), "scripted", "test-key", std::chrono::seconds(30),
                          0,           1'000'000,  0.0};
   o.repair_rounds = 1;
+  o.keep_sizes = false; // BLOCK 256 refuses N = 64, which the start accepted
   const KnowledgeBase kb = load_knowledge_base(std::string(ARGUS_SOURCE_DIR) + "/agent/kb");
   const OptimizeResult result = optimize(client, kb, o);
   const json &t = result.trajectory;

@@ -140,9 +140,10 @@ TEST(OptimizeTest, TheOfflineTunerFindsTheFastestKnobThroughTheServer) {
   std::filesystem::remove_all(out);
   const std::string kernel = kFixtures + "/tunable_copy.argus";
   const std::string before = read(kernel);
-  const std::string command = std::string(ARGUS_BINARY) + " agent optimize '" + kernel +
-                              "' --kernel copy --budget 8 --emit-only --runner 'sh " + kFixtures +
-                              "/tuning_runner.sh {artifact}' --out '" + out.string() + "' 2>&1";
+  const std::string command =
+      std::string(ARGUS_BINARY) + " agent optimize '" + kernel +
+      "' --kernel copy --budget 8 --emit-only --allow-narrower-sizes --runner 'sh " + kFixtures +
+      "/tuning_runner.sh {artifact}' --out '" + out.string() + "' 2>&1";
   FILE *pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
@@ -218,8 +219,8 @@ TEST(OptimizeTest, TheSearchMovesTwoKnobsAtALocalOptimum) {
   const std::filesystem::path out =
       std::filesystem::temp_directory_path() / ("argus-agent-pair-" + std::to_string(::getpid()));
   std::filesystem::remove_all(out);
-  const CommandRun r =
-      run(optimize_command("tunable_pair.argus", "--budget 10 --out '" + out.string() + "'"));
+  const CommandRun r = run(optimize_command(
+      "tunable_pair.argus", "--budget 10 --allow-narrower-sizes --out '" + out.string() + "'"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("best 1 ms, baseline 2 ms (2x)"), std::string::npos) << r.output;
   const std::string best = read(out / "best.argus");
@@ -236,6 +237,26 @@ TEST(OptimizeTest, TheSearchMovesTwoKnobsAtALocalOptimum) {
   }
   EXPECT_GT(pair_at, 0u) << r.output;
   EXPECT_EQ(singles_before, 4u) << r.output; // the four neighbours first, each slower
+  std::filesystem::remove_all(out);
+}
+
+// By default a version must accept every size its start accepted: BLOCK 128
+// makes assume(N % BLOCK == 0) refuse N = 64, which the start's check ran
+// at, so it is refused before any benchmark; smaller blocks accept more and
+// count (slower here).
+TEST(OptimizeTest, AVersionThatRefusesSizesTheStartAcceptedIsRefused) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-sizes-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  const CommandRun r =
+      run(optimize_command("tunable_copy.argus", "--budget 3 --out '" + out.string() + "'"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("knob:BLOCK=128 -> violation"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("accepts fewer sizes than the start: its assumptions refuse N=64"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("knob:BLOCK=32 -> correct"), std::string::npos) << r.output;
+  EXPECT_NE(read(out / "best.argus").find("BLOCK = 64\n"), std::string::npos);
   std::filesystem::remove_all(out);
 }
 
@@ -263,10 +284,10 @@ TEST(OptimizeTest, JobsBenchmarkCandidatesInParallel) {
   std::filesystem::remove_all(out);
   std::filesystem::create_directories(out);
   const std::string log = (out / "runner.log").string();
-  const CommandRun r = run(
-      optimize_command("tunable_copy.argus", "--budget 4 --jobs 2 --runner-arg "
-                                             "--slow --runner-arg '" +
-                                                 log + "' --out '" + out.string() + "/result'"));
+  const CommandRun r = run(optimize_command(
+      "tunable_copy.argus", "--budget 4 --jobs 2 --allow-narrower-sizes --runner-arg "
+                            "--slow --runner-arg '" +
+                                log + "' --out '" + out.string() + "/result'"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("best 1 ms, baseline 4 ms (4x)"), std::string::npos) << r.output;
   EXPECT_EQ(steps_of(out / "result" / "trajectory.jsonl").size(), 4u);
@@ -283,8 +304,8 @@ TEST(OptimizeTest, ResumeContinuesTheTrajectory) {
   std::filesystem::remove_all(out);
   std::filesystem::create_directories(out);
   const std::string log = (out / "runner.log").string();
-  const std::string common =
-      "--runner-arg --slow --runner-arg '" + log + "' --out '" + out.string() + "/result'";
+  const std::string common = "--allow-narrower-sizes --runner-arg --slow --runner-arg '" + log +
+                             "' --out '" + out.string() + "/result'";
   CommandRun r = run(optimize_command("tunable_pair.argus", "--budget 3 " + common));
   ASSERT_EQ(r.status, 0) << r.output;
   const std::vector<json> first = steps_of(out / "result" / "trajectory.jsonl");

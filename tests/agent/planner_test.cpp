@@ -141,17 +141,36 @@ TEST(PlannerTest, TheSearchGoesFromSingleMovesToPairsToJumps) {
             (std::vector<std::string>{"knob:A=1", "knob:A=4", "knob:B=8", "knob:B=32"}));
   for (const std::string key : {"knob:A=1", "knob:A=4", "knob:B=8", "knob:B=32"})
     p.record(Action::from_key(key).value(), {}, {Outcome::Kind::Correct, 2e-3}); // all slower
-  EXPECT_EQ(knob_keys(), (std::vector<std::string>{"knob:A=1,B=8", "knob:A=1,B=32", "knob:A=4,B=8",
-                                                   "knob:A=4,B=32"}));
+  // Moves in the same direction first (they keep the knobs' ratio).
+  EXPECT_EQ(knob_keys(), (std::vector<std::string>{"knob:A=1,B=8", "knob:A=4,B=32", "knob:A=1,B=32",
+                                                   "knob:A=4,B=8"}));
   // A candidate that gives nothing new is spent: not offered again.
   p.spend(Action::from_key("knob:A=1,B=8").value());
-  EXPECT_EQ(knob_keys().front(), "knob:A=1,B=32");
+  EXPECT_EQ(knob_keys().front(), "knob:A=4,B=32");
   // A faster version clears what was spent and moves the search there.
   p.record(Action::from_key("knob:A=4,B=32").value(), {}, {Outcome::Kind::Correct, 0.5e-3});
   // From (4, 32) both neighbours, (2, 32) and (4, 16), and the one pair,
   // (2, 16), were visited: the knobs jump to values not had with the other.
   EXPECT_EQ(knob_keys(), (std::vector<std::string>{"knob:A=1", "knob:B=8"}));
   EXPECT_DOUBLE_EQ(p.best_seconds(), 0.5e-3);
+}
+
+// Coupled knobs (a tile and the threads that cover it) fail the check alone:
+// a pair of moves that each failed goes before pairs of moves that were
+// merely slower.
+TEST(PlannerTest, PairsOfFailedMovesGoFirst) {
+  Planner p(kb(), "gfx942", {{"A", {1, 2, 4}, 2}, {"B", {8, 16, 32}, 16}});
+  p.record(Action{}, {}, {Outcome::Kind::Correct, 1e-3});
+  for (const std::string key : {"knob:A=1", "knob:B=8"})
+    p.record(Action::from_key(key).value(), {}, {Outcome::Kind::Correct, 1.5e-3});
+  for (const std::string key : {"knob:A=4", "knob:B=32"})
+    p.record(Action::from_key(key).value(), {}, {Outcome::Kind::Violation, 0});
+  std::vector<std::string> keys;
+  for (const Action &a : p.actions())
+    if (a.kind == Action::Kind::Knob)
+      keys.push_back(a.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"knob:A=4,B=32", "knob:A=1,B=8", "knob:A=1,B=32",
+                                            "knob:A=4,B=8"}));
 }
 
 TEST(PlannerTest, ActionsRoundTripThroughTheirKeys) {

@@ -61,6 +61,11 @@ struct OptimizeOptions {
   // Each benchmark gets `--seed N` with a new N, so a candidate never sees
   // the inputs of an earlier run (outputs cached between runs do not pass).
   bool fresh_inputs = true;
+  // A version must accept every size the start accepted (its assumptions
+  // hold at the start's check instances): a tile tuned to the bench's sizes
+  // that refuses smaller or odd sizes is refused. Off: such versions count,
+  // and only held-out sizes (argus agent eval) catch them.
+  bool keep_sizes = true;
 };
 
 struct OptimizeResult {

@@ -133,6 +133,13 @@ std::vector<Diagnostic> to_diagnostics(const std::vector<KernelReport> &reports)
 bool replay(const CheckedFile &file, const std::string &kernel, const nlohmann::json &data,
             nlohmann::json *history = nullptr);
 
+// Whether the kernel `kernel` of `file` accepts `sizes`: every integer
+// parameter has a value and its `assume` facts about sizes hold there (what
+// the generated launcher checks). nullopt: no such kernel. The agent uses it
+// to refuse a version that narrows the sizes its start accepted.
+std::optional<bool> accepts_sizes(const CheckedFile &file, const std::string &kernel,
+                                  const std::map<std::string, int64_t> &sizes);
+
 // A text edit in the file (zero-based, UTF-8 byte columns).
 struct TextEdit {
   Range range;
