@@ -14,7 +14,7 @@ namespace argus::cli {
 
 const std::string_view kAgentSummary = "Optimize kernels through the language server";
 const std::string_view kAgentHelp =
-    "Usage: argus agent optimize FILE --kernel NAME [--budget STEPS] [options]\n"
+    "Usage: argus agent optimize FILE --kernel NAME [--budget STEPS|TIME] [options]\n"
     "       argus agent eval TASKS [--library TEMPLATE] [--p P] [options]\n"
     "\n"
     "optimize runs the optimization loop on the kernel NAME of FILE as a client of\n"
@@ -35,7 +35,8 @@ const std::string_view kAgentHelp =
     "\n"
     "Options:\n"
     "  --kernel NAME      the kernel to optimize (its @bench times it)\n"
-    "  --budget STEPS     steps to try (default 20; eval: each task's own, at most STEPS)\n"
+    "  --budget STEPS|TIME  steps to try (default 20; eval: each task's own, at most STEPS),\n"
+    "                     or a time such as 30m or 90s (no round starts after it)\n"
     "  --target T         sm90 (default) or gfx942\n"
     "  --offline          no model: the knob search and the server's refactors (the default)\n"
     "  --llm URL          an OpenAI-compatible endpoint (.../v1) for the other techniques;\n"
@@ -132,12 +133,19 @@ std::optional<int> parse(std::span<const std::string> args, AgentCommand &c, Env
         }
         c.loop.target = *v;
       } else if (a == "--budget") {
-        if (!number(*v, 1, 100000, n)) {
-          env.err << "argus agent: error: --budget expects a number of steps from 1 to 100000\n";
+        // STEPS, or minutes as "30m" / seconds as "90s" (then the steps are unbounded).
+        const char unit = v->empty() ? '\0' : v->back();
+        if ((unit == 'm' || unit == 's') && number(v->substr(0, v->size() - 1), 1, 100000, n)) {
+          c.loop.time_budget = std::chrono::seconds(unit == 'm' ? n * 60 : n);
+          c.loop.budget = 100000;
+        } else if (number(*v, 1, 100000, n)) {
+          c.loop.budget = static_cast<int>(n);
+          c.budget_given = true;
+        } else {
+          env.err << "argus agent: error: --budget expects steps (1 to 100000) or a time such as "
+                     "30m or 90s\n";
           return kExitUsage;
         }
-        c.loop.budget = static_cast<int>(n);
-        c.budget_given = true;
       } else if (a == "--jobs") {
         if (!number(*v, 1, 64, n)) {
           env.err << "argus agent: error: --jobs expects a number from 1 to 64\n";

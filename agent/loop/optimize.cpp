@@ -117,6 +117,9 @@ Benchmark read_benchmark(const json &result, const std::string &kernel) {
   if (!mine)
     return b;
   b.correct = mine->value("correct", false);
+  // The runner's reason (which output, how wrong) says more than its exit status.
+  if (!b.correct && mine->contains("why") && (*mine)["why"].is_string())
+    b.error = (*mine)["why"].get<std::string>();
   Measurement &m = b.measurement;
   m.seconds = mine->value("median_ms", 0.0) / 1e3;
   const double tflops = mine->value("tflops", 0.0), fraction = mine->value("peak_fraction", 0.0);
@@ -552,7 +555,16 @@ OptimizeResult optimize(const std::vector<LspClient *> &clients, const Knowledge
   std::set<std::string> evaluated = {best_text, start_text};
   std::vector<std::string> document(jobs, best_text); // each server's text now
   int steps = result.resumed_steps;
+  const auto started = std::chrono::steady_clock::now();
+  const auto time_left = [&] {
+    return o.time_budget.count() <= 0 || std::chrono::steady_clock::now() - started < o.time_budget;
+  };
   while (steps < o.budget) {
+    if (!time_left()) {
+      say("the time budget of " + std::to_string(o.time_budget.count()) + " s is spent after " +
+          std::to_string(steps) + " steps");
+      break;
+    }
     const Features features = features_of(diagnostics, best_measurement);
     // A round: up to `jobs` distinct candidates made from the best version.
     struct Candidate {

@@ -261,14 +261,17 @@ TEST(OptimizeTest, AVersionThatRefusesSizesTheStartAcceptedIsRefused) {
 }
 
 bool overlapping(const std::string &log) {
-  // "begin PID T" / "end PID T" lines: two benchmarks overlap when one
+  // "begin PID T JOB" / "end PID T JOB" lines: two benchmarks overlap when one
   // begins before the other ends.
   std::map<std::string, std::pair<double, double>> spans;
   std::istringstream in(log);
-  std::string what, pid;
-  double t = 0;
-  while (in >> what >> pid >> t)
-    (what == "begin" ? spans[pid].first : spans[pid].second) = t;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string what, pid;
+    double t = 0;
+    if (fields >> what >> pid >> t)
+      (what == "begin" ? spans[pid].first : spans[pid].second) = t;
+  }
   for (const auto &[a, x] : spans)
     for (const auto &[b, y] : spans)
       if (a < b && x.first < y.second && y.first < x.second)
@@ -335,19 +338,48 @@ TEST(OptimizeTest, ResumeContinuesTheTrajectory) {
   std::filesystem::remove_all(out);
 }
 
+// --budget 1s: no round starts once a second is spent (each benchmark here
+// takes 0.4 s), well before the search would be spent.
+TEST(OptimizeTest, ATimeBudgetEndsTheLoop) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("argus-agent-time-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out);
+  const CommandRun r = run(optimize_command(
+      "tunable_pair.argus",
+      "--budget 1s --allow-narrower-sizes --runner-arg --slow --runner-arg '" +
+          (out / "runner.log").string() + "' --out '" + out.string() + "/result'"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("the time budget of 1 s is spent after "), std::string::npos) << r.output;
+  const size_t steps = steps_of(out / "result" / "trajectory.jsonl").size();
+  EXPECT_GE(steps, 1u);
+  EXPECT_LE(steps, 4u) << r.output;
+  std::filesystem::remove_all(out);
+}
+
 TEST(OptimizeTest, BadCommandLinesAreUsageErrors) {
   for (const std::string args :
-       {"agent", "agent tune x.argus", "agent optimize", "agent optimize x.argus --kernel",
-        "agent optimize /nonexistent.argus --kernel k", "agent optimize x --kernel k --budget 0",
+       {"agent",
+        "agent tune x.argus",
+        "agent optimize",
+        "agent optimize x.argus --kernel",
+        "agent optimize /nonexistent.argus --kernel k",
+        "agent optimize x --kernel k --budget 0",
         "agent optimize x --kernel k --target sm80",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --offline",
         "agent optimize x --kernel k --kb /nonexistent-kb",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --token-budget x",
         "agent optimize x --kernel k --llm http://127.0.0.1:1/v1 --llm-model m --repair-rounds "
         "-1",
-        "agent optimize x --kernel k --jobs 0", "agent optimize x --kernel k --jobs many",
-        "agent optimize x --kernel k --library 'time {op}'", "agent eval",
-        "agent eval /nonexistent-tasks", "agent eval tasks --kernel k", "agent eval tasks --resume",
+        "agent optimize x --kernel k --jobs 0",
+        "agent optimize x --kernel k --jobs many",
+        "agent optimize x --kernel k --budget 5x",
+        "agent optimize x --kernel k --budget m",
+        "agent optimize x --kernel k --library 'time {op}'",
+        "agent eval",
+        "agent eval /nonexistent-tasks",
+        "agent eval tasks --kernel k",
+        "agent eval tasks --resume",
         "agent eval tasks --p 0"}) {
     const std::string command = std::string(ARGUS_BINARY) + " " + args + " 2>&1";
     FILE *pipe = ::popen(command.c_str(), "r");

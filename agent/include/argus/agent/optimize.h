@@ -35,6 +35,8 @@ struct OptimizeOptions {
   std::string file;   // the .argus file (read; never written)
   std::string kernel; // the kernel to optimize (its @bench times it)
   int budget = 20;    // steps
+  // And/or wall-clock time: no round starts after it is spent (0: none).
+  std::chrono::seconds time_budget{0};
   std::string target = "sm90";
   bool emit_only = false; // argus.benchmark with emitOnly (a runner that builds the sources)
   std::vector<std::string> runner_args;
