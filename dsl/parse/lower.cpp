@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <unordered_map>
 
@@ -894,6 +895,8 @@ void Lowerer::lower_statement(TSNode node, std::vector<ast::StmtPtr> &out) {
   case Sym::PassStatement:
     if (ts_node_has_error(node) && report_syntax_errors(node))
       return;
+    if (s == Sym::ExpressionStatement && split_at_line_break(node, out))
+      return;
     stmt = s == Sym::ExpressionStatement ? lower_expression_statement(node)
            : s == Sym::ReturnStatement   ? lower_return(node)
                                          : make_stmt(ast::StmtKind::Pass, range_of(node));
@@ -918,6 +921,104 @@ void Lowerer::lower_statement(TSNode node, std::vector<ast::StmtPtr> &out) {
   }
   if (stmt)
     out.push_back(std::move(stmt));
+}
+
+// tree-sitter-python's scanner emits a newline only where the grammar can
+// take one, so a half-typed `x =` followed by the next line's `y = f(z)`
+// parses, without an error, as the chained `x = y = f(z)` (and `x = a +`
+// followed by `g(b)` as `x = a + g(b)`). Python joins lines only inside
+// brackets or after a backslash: a statement that goes on past the end of a
+// line otherwise is the line being typed. Its error stays on that line and
+// the statement that follows is lowered on its own (issue 12: an edit's
+// errors stay at the edit).
+std::optional<size_t> Lowerer::line_break_inside(TSNode node) const {
+  // Consecutive tokens on different lines with no bracket open between them
+  // and no backslash in the gap. Tokens, not characters: a string (even a
+  // triple-quoted one over several lines) is tokens that touch.
+  const std::string &text = source_.text();
+  int depth = 0;
+  std::optional<TSNode> previous;
+  std::optional<size_t> found;
+  const std::function<void(TSNode)> walk = [&](TSNode n) {
+    if (found)
+      return;
+    const uint32_t count = ts_node_child_count(n);
+    const std::string_view type = ts_node_type(n);
+    if (count == 0 || type == "string") {
+      if (previous && depth == 0 && ts_node_start_point(n).row > ts_node_end_point(*previous).row) {
+        const size_t from = ts_node_end_byte(*previous), to = ts_node_start_byte(n);
+        const std::string_view gap = std::string_view(text).substr(from, to - from);
+        if (gap.find('\\') == std::string_view::npos &&
+            ts_node_type(*previous) != std::string_view("comment")) {
+          found = from + gap.find('\n');
+          return;
+        }
+      }
+      if (type == "(" || type == "[" || type == "{")
+        ++depth;
+      else if ((type == ")" || type == "]" || type == "}") && depth > 0)
+        --depth;
+      previous = n;
+      return;
+    }
+    for (uint32_t i = 0; i < count; ++i)
+      walk(ts_node_child(n, i));
+  };
+  walk(node);
+  return found;
+}
+
+bool Lowerer::split_at_line_break(TSNode node, std::vector<ast::StmtPtr> &out) {
+  const std::optional<size_t> cut = line_break_inside(node);
+  if (!cut)
+    return false;
+  // The error at the end of the line being typed.
+  const TSPoint start = ts_node_start_point(node);
+  const std::string_view line = source_.line(start.row);
+  size_t column = line.size();
+  while (column > 0 &&
+         (line[column - 1] == ' ' || line[column - 1] == '\t' || line[column - 1] == '\r'))
+    --column;
+  const Position at{start.row, static_cast<uint32_t>(column)};
+  error(codes::kSyntaxError, Range{at, at},
+        "the statement stops at the end of this line (Python joins lines only inside brackets "
+        "or after a backslash)");
+  // `x =` then `y = f(z)`: `x` is assigned an error, and `y = f(z)` is the
+  // statement it is. Anything else that runs on is dropped whole.
+  const std::vector<Child> kids = named_children(node);
+  if (kids.size() == 1 && kids[0].sym == Sym::Assignment &&
+      ts_node_is_null(field(kids[0].node, g_.fields.type))) {
+    const Fields &f = g_.fields;
+    auto stmt = make_stmt(ast::StmtKind::Assign, Range{range_of(node).begin, at});
+    TSNode current = kids[0].node;
+    for (;;) {
+      stmt->targets.push_back(lower_target(field(current, f.left)));
+      const TSNode right = field(current, f.right);
+      if (ts_node_is_null(right) || ts_node_start_byte(right) < *cut) {
+        stmt->range = range_of(node); // what ran on is dropped with it
+        stmt->value = make_expr(ast::ExprKind::Error, Range{at, at});
+        out.push_back(std::move(stmt));
+        return true;
+      }
+      if (sym(right) != Sym::Assignment || !ts_node_is_null(field(right, f.type))) {
+        stmt->value = make_expr(ast::ExprKind::Error, Range{at, at});
+        out.push_back(std::move(stmt));
+        auto rest = make_stmt(ast::StmtKind::Expr, range_of(right));
+        rest->value = lower_expr(right);
+        out.push_back(std::move(rest));
+        return true;
+      }
+      if (ts_node_start_byte(right) > *cut) {
+        stmt->value = make_expr(ast::ExprKind::Error, Range{at, at});
+        out.push_back(std::move(stmt));
+        out.push_back(lower_assignment(right, right));
+        return true;
+      }
+      current = right;
+    }
+  }
+  out.push_back(make_stmt(ast::StmtKind::Error, range_of(node)));
+  return true;
 }
 
 ast::StmtPtr Lowerer::lower_expression_statement(TSNode node) {

@@ -296,6 +296,10 @@ private:
   // --- statements (lower.cpp) --------------------------------------------------------------
   void lower_block(TSNode block, TSNode owner, std::vector<ast::StmtPtr> &out, bool function_body);
   void lower_statement(TSNode node, std::vector<ast::StmtPtr> &out);
+  // A depth-0 line break inside a simple statement (lower.cpp): its byte.
+  std::optional<size_t> line_break_inside(TSNode node) const;
+  // Reports it and lowers what can be kept; false when there is none.
+  bool split_at_line_break(TSNode node, std::vector<ast::StmtPtr> &out);
   ast::StmtPtr lower_expression_statement(TSNode node);
   ast::StmtPtr lower_assignment(TSNode statement, TSNode assignment);
   ast::StmtPtr lower_augmented_assignment(TSNode statement, TSNode assignment);

@@ -909,7 +909,9 @@ TEST(Lower, ErrorRecoveryDoesNotSwallowTheFollowingFunctions) {
                      "@device\n"
                      "def c(x: f32) -> f32:\n"
                      "    return x\n");
-  ASSERT_EQ(file.codes_at(), std::vector<std::string>{"E0101@3"}) << file.dump();
+  // The line being typed ends mid-statement (line 2), and what tree-sitter
+  // joined to it does not parse (line 3).
+  ASSERT_EQ(file.codes_at(), (std::vector<std::string>{"E0101@2", "E0101@3"})) << file.dump();
   ASSERT_EQ(file.module.functions.size(), 3u);
   EXPECT_EQ(file.module.functions[0].name, "a");
   EXPECT_EQ(file.module.functions[1].name, "b");
@@ -917,6 +919,39 @@ TEST(Lower, ErrorRecoveryDoesNotSwallowTheFollowingFunctions) {
   EXPECT_EQ(file.module.functions[0].range.end.line, 3u);
   EXPECT_EQ(file.function("b").body.size(), 1u);
   EXPECT_EQ(file.function("c").body.at(0)->kind, StmtKind::Return);
+}
+
+// tree-sitter-python joins `x =` with the next line's `y = f(z)` into the
+// chained `x = y = f(z)` without an error; Python joins lines only inside
+// brackets or after a backslash. The error is on the typed line, `x` is
+// assigned an error, and the next line is its own statement.
+TEST(Lower, AStatementThatRunsPastItsLineStopsThere) {
+  const Lowered file("@kernel(grid=1, block=32)\n"
+                     "def k(A: Tensor((32,), f32)):\n"
+                     "    \"\"\"A docstring\n"
+                     "    over two lines.\"\"\"\n"
+                     "    t = thread_id()\n"
+                     "    x =\n"
+                     "    v = A[t] + 1.0\n"
+                     "    y =\n"
+                     "    syncthreads()\n"
+                     "    w = (t +\n"
+                     "         1) + \\\n"
+                     "        2\n"
+                     "    A[t] = v\n");
+  ASSERT_EQ(file.codes_at(), (std::vector<std::string>{"E0101@5", "E0101@7"})) << file.dump();
+  const auto &body = file.function("k").body;
+  ASSERT_GE(body.size(), 7u) << file.dump();
+  const size_t x = body.size() - 6; // x, v, y, syncthreads(), w, the store
+  EXPECT_EQ(body[x]->kind, StmtKind::Assign);
+  EXPECT_EQ(body[x]->targets.at(0)->name, "x");
+  EXPECT_EQ(body[x]->value->kind, ExprKind::Error);
+  EXPECT_EQ(body[x + 1]->kind, StmtKind::Assign); // v = A[t] + 1.0, on its own
+  EXPECT_EQ(body[x + 1]->targets.at(0)->name, "v");
+  EXPECT_EQ(body[x + 2]->value->kind, ExprKind::Error); // y
+  EXPECT_EQ(body[x + 3]->kind, StmtKind::Expr);         // syncthreads()
+  EXPECT_EQ(body[x + 3]->value->kind, ExprKind::Call);
+  EXPECT_EQ(body[x + 4]->targets.at(0)->name, "w"); // brackets and a backslash join lines
 }
 
 TEST(Lower, MissingToken) {
