@@ -11,6 +11,7 @@
 #include "refactors.h"
 
 #include <algorithm>
+#include <unordered_map>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -330,6 +331,98 @@ bool Server::ready_or_park(const std::string &method, const json &request) {
   return ready;
 }
 
+// The requests the server answers, by method: each handler replies (now, or
+// later for a request that waits on a check) with a result or an error.
+const std::unordered_map<std::string, Server::RequestHandler> &Server::request_table() {
+  // The features that read the document's current analysis.
+  const auto on_check = [](auto result) -> RequestHandler {
+    return [result](Server &s, const json &id, const json &params) {
+      s.reply(id, result(s, *s.current_check(text_document_uri(params)), params));
+    };
+  };
+  static const std::unordered_map<std::string, RequestHandler> table = {
+      {"initialize",
+       [](Server &s, const json &id, const json &params) {
+         if (s.initialized_)
+           s.reply_error(id, error_code::kInvalidRequest, "initialize was already called");
+         else
+           s.reply(id, s.initialize(params));
+       }},
+      {"shutdown",
+       [](Server &s, const json &id, const json &) {
+         s.shutdown_ = true; // no new request from now on
+         s.pending_shutdown_ = id;
+       }},
+      {"textDocument/diagnostic",
+       [](Server &s, const json &id, const json &params) {
+         s.reply(id, s.pull_diagnostics(params));
+       }},
+      {"workspace/diagnostic",
+       [](Server &s, const json &id, const json &params) {
+         s.reply(id, s.workspace_diagnostics(params));
+       }},
+      {"textDocument/codeAction",
+       [](Server &s, const json &id, const json &params) { s.code_actions_request(id, params); }},
+      {"textDocument/hover",
+       [](Server &s, const json &id, const json &params) { s.reply(id, s.hover(params)); }},
+      {"textDocument/documentSymbol",
+       [](Server &s, const json &id, const json &params) {
+         s.reply(id, s.document_symbols(params));
+       }},
+      {"textDocument/semanticTokens/full",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return semantic_tokens_full_result(file, params, s.encoding_, s.semantic_tokens_);
+       })},
+      {"textDocument/semanticTokens/full/delta",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return semantic_tokens_delta_result(file, params, s.encoding_, s.semantic_tokens_);
+       })},
+      {"textDocument/semanticTokens/range",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return semantic_tokens_range_result(file, params, s.encoding_);
+       })},
+      {"textDocument/definition",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return definition_result(file, params, s.encoding_);
+       })},
+      {"textDocument/references",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return references_result(file, params, s.encoding_);
+       })},
+      {"textDocument/prepareRename",
+       [](Server &s, const json &id, const json &params) {
+         const NavigationAnswer answer = prepare_rename_result(
+             *s.current_check(text_document_uri(params)), params, s.encoding_);
+         answer.error_code ? s.reply_error(id, answer.error_code, answer.error_message)
+                           : s.reply(id, answer.result);
+       }},
+      {"textDocument/rename",
+       [](Server &s, const json &id, const json &params) {
+         const NavigationAnswer answer =
+             rename_result(*s.current_check(text_document_uri(params)), params, s.encoding_);
+         answer.error_code ? s.reply_error(id, answer.error_code, answer.error_message)
+                           : s.reply(id, answer.result);
+       }},
+      {"textDocument/completion",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return completion_result(file, params, s.encoding_, CompletionOptions{s.snippet_support_});
+       })},
+      {"textDocument/signatureHelp",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return signature_help_result(file, params, s.encoding_);
+       })},
+      {"textDocument/inlayHint",
+       on_check([](Server &s, const CheckedFile &file, const json &params) {
+         return inlay_hints_result(file, params, s.encoding_);
+       })},
+      {"workspace/executeCommand",
+       [](Server &s, const json &id, const json &params) {
+         s.execute_command_request(id, params);
+       }},
+  };
+  return table;
+}
+
 void Server::dispatch_request(const json &request) {
   const json &id = request["id"];
   const std::string method = request["method"].get<std::string>();
@@ -343,59 +436,12 @@ void Server::dispatch_request(const json &request) {
     }
     if (!ready_or_park(method, request))
       return;
-    if (method == "initialize") {
-      if (initialized_) {
-        reply_error(id, error_code::kInvalidRequest, "initialize was already called");
-        return;
-      }
-      reply(id, initialize(params));
-    } else if (method == "shutdown") {
-      shutdown_ = true; // no new request from now on
-      pending_shutdown_ = id;
-    } else if (method == "textDocument/diagnostic") {
-      reply(id, pull_diagnostics(params));
-    } else if (method == "workspace/diagnostic") {
-      reply(id, workspace_diagnostics(params));
-    } else if (method == "textDocument/codeAction") {
-      code_actions_request(id, params);
-    } else if (method == "textDocument/hover") {
-      reply(id, hover(params));
-    } else if (method == "textDocument/documentSymbol") {
-      reply(id, document_symbols(params));
-    } else if (method == "textDocument/semanticTokens/full") {
-      reply(id, semantic_tokens_full_result(*current_check(text_document_uri(params)), params,
-                                            encoding_, semantic_tokens_));
-    } else if (method == "textDocument/semanticTokens/full/delta") {
-      reply(id, semantic_tokens_delta_result(*current_check(text_document_uri(params)), params,
-                                             encoding_, semantic_tokens_));
-    } else if (method == "textDocument/semanticTokens/range") {
-      reply(id, semantic_tokens_range_result(*current_check(text_document_uri(params)), params,
-                                             encoding_));
-    } else if (method == "textDocument/definition") {
-      reply(id, definition_result(*current_check(text_document_uri(params)), params, encoding_));
-    } else if (method == "textDocument/references") {
-      reply(id, references_result(*current_check(text_document_uri(params)), params, encoding_));
-    } else if (method == "textDocument/prepareRename" || method == "textDocument/rename") {
-      const CheckedFile &file = *current_check(text_document_uri(params));
-      const NavigationAnswer answer = method == "textDocument/rename"
-                                          ? rename_result(file, params, encoding_)
-                                          : prepare_rename_result(file, params, encoding_);
-      answer.error_code ? reply_error(id, answer.error_code, answer.error_message)
-                        : reply(id, answer.result);
-    } else if (method == "textDocument/completion") {
-      reply(id, completion_result(*current_check(params.at("textDocument").at("uri")), params,
-                                  encoding_, CompletionOptions{snippet_support_}));
-    } else if (method == "textDocument/signatureHelp") {
-      reply(id, signature_help_result(*current_check(params.at("textDocument").at("uri")), params,
-                                      encoding_));
-    } else if (method == "textDocument/inlayHint") {
-      reply(id, inlay_hints_result(*current_check(params.at("textDocument").at("uri")), params,
-                                   encoding_));
-    } else if (method == "workspace/executeCommand") {
-      execute_command_request(id, params);
-    } else {
+    const auto &table = request_table();
+    const auto handler = table.find(method);
+    if (handler == table.end())
       reply_error(id, error_code::kMethodNotFound, "method not found: " + method);
-    }
+    else
+      handler->second(*this, id, params);
   } catch (const RequestError &error) {
     reply_error(id, error.code, error.message);
   } catch (const CommandError &error) {

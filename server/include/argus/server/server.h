@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace argus::server {
@@ -110,6 +111,11 @@ private:
   void post_task(std::function<void()> task);
 
   void dispatch_request(const nlohmann::json &request);
+  // The method table of requests (like clangd's ClangdLSPServer binds its
+  // handlers): dispatch looks a method up instead of walking an if-chain.
+  using RequestHandler =
+      std::function<void(Server &, const nlohmann::json &id, const nlohmann::json &params)>;
+  static const std::unordered_map<std::string, RequestHandler> &request_table();
   void handle_notification(const std::string &method, const nlohmann::json &params);
   void cancel(const nlohmann::json &id);
   // Whether `method` can be answered now; when not, the request was parked.
