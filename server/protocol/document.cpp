@@ -110,4 +110,35 @@ std::vector<std::string> DocumentStore::uris() const {
   return out;
 }
 
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+} // namespace
+
+std::string uri_to_path(const std::string &uri) {
+  constexpr std::string_view kScheme = "file://";
+  if (!uri.starts_with(kScheme))
+    return uri;
+  std::string path;
+  for (size_t i = kScheme.size(); i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size() && hex_value(uri[i + 1]) >= 0 &&
+        hex_value(uri[i + 2]) >= 0) {
+      path.push_back(static_cast<char>(hex_value(uri[i + 1]) * 16 + hex_value(uri[i + 2])));
+      i += 2;
+    } else {
+      path.push_back(uri[i]);
+    }
+  }
+  return path;
+}
+
 } // namespace argus::server

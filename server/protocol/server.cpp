@@ -11,12 +11,9 @@
 #include "refactors.h"
 
 #include <algorithm>
-#include <unordered_map>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <exception>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 namespace argus::server {
@@ -47,46 +44,29 @@ LspPosition parse_position(const json &value) {
   return LspPosition{value.at("line").get<uint32_t>(), value.at("character").get<uint32_t>()};
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 } // namespace
-
-std::string uri_to_path(const std::string &uri) {
-  constexpr std::string_view kScheme = "file://";
-  if (!uri.starts_with(kScheme))
-    return uri;
-  std::string path;
-  for (size_t i = kScheme.size(); i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size() && hex_value(uri[i + 1]) >= 0 &&
-        hex_value(uri[i + 2]) >= 0) {
-      path.push_back(static_cast<char>(hex_value(uri[i + 1]) * 16 + hex_value(uri[i + 2])));
-      i += 2;
-    } else {
-      path.push_back(uri[i]);
-    }
-  }
-  return path;
-}
 
 Server::Server(Transport &transport, Logger &log, ServerOptions options)
     : transport_(transport), log_(log), options_(std::move(options)),
-      scheduler_(options_.frontend, std::max<size_t>(1, options_.check_threads)) {
-  scheduler_.set_check_time_limit(options_.check_time_limit);
-}
+      workspace_(
+          options_.frontend, options_.check_threads, options_.check_time_limit,
+          [this](std::function<void()> task) { post_task(std::move(task)); },
+          WorkspaceEvents{
+              [this](const std::string &uri, int64_t version) { text_changed(uri, version); },
+              [this](const std::string &uri, int64_t version, const FullCheck &front) {
+                front_end_ready(uri, version, front);
+              },
+              [this](const std::string &uri, int64_t version, const FullCheck &partial) {
+                check_progress(uri, version, partial);
+              },
+              [this](const std::string &uri, int64_t version, const FullCheck &full) {
+                check_ready(uri, version, full);
+              }}) {}
 
 Server::~Server() {
-  // Running checks stop at their next poll; the scheduler joins its workers.
-  for (auto &[uri, state] : states_)
-    if (state.cancel)
-      state.cancel->store(true);
+  // Running checks stop at their next poll (the workspace's destructor); the
+  // scheduler joins its workers.
+  workspace_.stop();
   for (auto &[id, cancelled] : running_commands_)
     cancelled->store(true); // a benchmark's runner is killed
 }
@@ -137,12 +117,11 @@ int Server::run() {
   if (exited_) {
     // A cancelled check answers nobody: what waits for one is cancelled here,
     // so every request still gets its one answer.
-    for (auto &[uri, state] : states_) {
-      if (state.cancel)
-        state.cancel->store(true);
-      for (const json &request : state.waiting)
+    workspace_.stop();
+    for (auto &[uri, waiting] : waiting_) {
+      for (const json &request : waiting)
         reply_error(request["id"], error_code::kRequestCancelled, "the server exited");
-      state.waiting.clear();
+      waiting.clear();
     }
     for (const json &request : workspace_waiting_)
       reply_error(request["id"], error_code::kRequestCancelled, "the server exited");
@@ -175,15 +154,15 @@ void Server::process(Event event) {
 void Server::answer_shutdown_when_idle() {
   if (!pending_shutdown_ || !workspace_waiting_.empty())
     return;
-  for (const auto &[uri, state] : states_)
-    if (!state.waiting.empty())
+  for (const auto &[uri, waiting] : waiting_)
+    if (!waiting.empty())
       return;
   reply(*pending_shutdown_, nullptr);
   pending_shutdown_.reset();
 }
 
 void Server::drain() {
-  while (in_flight_ > 0) {
+  while (in_flight_ > 0 || workspace_.in_flight() > 0) {
     Event event = events_.pop();
     if (event.kind == Event::Kind::Task)
       event.task();
@@ -271,8 +250,8 @@ void Server::cancel(const json &id) {
     it->second->store(true); // the command answers -32800 when it stops
     return;
   }
-  for (auto &[uri, state] : states_)
-    if (take(state.waiting))
+  for (auto &[uri, waiting] : waiting_)
+    if (take(waiting))
       return;
   log_.debug("$/cancelRequest for a request that is not waiting: " + id.dump());
 }
@@ -296,7 +275,7 @@ bool needs_front_end(const std::string &method) {
 bool Server::ready_or_park(const std::string &method, const json &request) {
   const bool front = needs_front_end(method), full = needs_full_check(method);
   if (method == "workspace/diagnostic") {
-    if (all_checked())
+    if (workspace_.all_checked())
       return true;
     workspace_waiting_.push_back(request);
     return false;
@@ -307,10 +286,9 @@ bool Server::ready_or_park(const std::string &method, const json &request) {
        params.value("command", json()) == "argus.verification")) {
     // The explanation (the summary) is of the current version's check: wait for it.
     const auto uri = command_document_uri(params.value("arguments", json::array()));
-    const Document *document = uri ? documents_.find(*uri) : nullptr;
-    if (document == nullptr || states_[*uri].full_version == document->version)
+    if (!uri || workspace_.find(*uri) == nullptr || workspace_.check_ready(*uri))
       return true;
-    states_[*uri].waiting.push_back(request);
+    waiting_[*uri].push_back(request);
     return false;
   }
   if (!front && !full)
@@ -320,14 +298,11 @@ bool Server::ready_or_park(const std::string &method, const json &request) {
       !params["textDocument"]["uri"].is_string())
     return true; // the handler answers -32602
   const std::string uri = params["textDocument"]["uri"].get<std::string>();
-  const Document *document = documents_.find(uri);
-  if (document == nullptr)
+  if (workspace_.find(uri) == nullptr)
     return true; // the handler answers -32602
-  DocumentState &state = states_[uri];
-  const bool ready =
-      full ? state.full_version == document->version : state.front_version == document->version;
+  const bool ready = full ? workspace_.check_ready(uri) : workspace_.front_ready(uri);
   if (!ready)
-    state.waiting.push_back(request);
+    waiting_[uri].push_back(request);
   return ready;
 }
 
@@ -582,28 +557,25 @@ json Server::initialize(const json &params) {
 
 void Server::did_open(const json &params) {
   const json &item = params.at("textDocument");
-  const std::string uri = item.at("uri").get<std::string>();
-  documents_.open(uri, item.at("text").get<std::string>(), item.value("version", int64_t{0}));
-  DocumentState &state = states_[uri];
-  state.edited_tree.reset(); // a reopened document starts from scratch
-  version_changed(uri);
+  workspace_.open(item.at("uri").get<std::string>(), item.at("text").get<std::string>(),
+                  item.value("version", int64_t{0}));
 }
 
+// LSP changes (positions in the negotiated encoding) to byte edits, each in
+// the text the ones before it left. Every change is validated before any is
+// applied, so a bad one leaves the text (and the tree) intact.
 void Server::did_change(const json &params) {
   const json &item = params.at("textDocument");
   const std::string uri = item.at("uri").get<std::string>();
-  Document *document = documents_.find(uri);
+  const Document *document = workspace_.find(uri);
   if (document == nullptr) {
     log_.error("didChange for a document that is not open: " + item.at("uri").dump());
     return;
   }
-  DocumentState &state = states_[uri];
-  // Validate every change before applying any, so a bad one leaves the text
-  // (and the tree) intact. The tree is told about each edit in byte terms.
   const json &changes = params.at("contentChanges");
   std::string text = document->text;
-  std::vector<TSInputEdit> tree_edits;
-  bool full_text = false;
+  std::vector<Workspace::ByteEdit> edits;
+  std::optional<std::string> whole;
   std::optional<uint32_t> edited_line;
   for (const json &change : changes) {
     const std::string &replacement = change.at("text").get_ref<const std::string &>();
@@ -612,13 +584,14 @@ void Server::did_change(const json &params) {
       const LspRange lsp{parse_position(range.at("start")), parse_position(range.at("end"))};
       const size_t start = offset_of(text, lsp.start, encoding_);
       const size_t end = std::max(start, offset_of(text, lsp.end, encoding_));
-      tree_edits.push_back(input_edit(text, start, end, replacement));
+      edits.push_back({start, end, replacement});
       text.replace(start, end - start, replacement);
       edited_line = static_cast<uint32_t>(lsp.start.line);
     } else {
+      // A whole text: what came before it no longer matters.
       text = replacement;
-      full_text = true;
-      tree_edits.clear();
+      whole = replacement;
+      edits.clear();
       edited_line.reset();
     }
   }
@@ -626,56 +599,29 @@ void Server::did_change(const json &params) {
   if (version <= document->version)
     log_.info("didChange version " + std::to_string(version) + " is not newer than " +
               std::to_string(document->version));
-  if (full_text)
-    state.edited_tree.reset();
-  if (state.edited_tree) {
-    // Edit a copy: the old tree may still be read by a job or a handler.
-    auto edited = std::make_shared<SyntaxTree>(state.edited_tree->copy());
-    for (const TSInputEdit &edit : tree_edits)
-      edited->edit(edit);
-    state.edited_tree = std::move(edited);
-  }
-  document->text = std::move(text);
-  document->version = version;
-  state.edited_line = edited_line;
-  version_changed(uri);
+  workspace_.change(uri, edits, std::move(whole), version, edited_line);
 }
 
 void Server::did_save(const json &params) {
   // Diagnostics follow every change already; a save with text is a change
   // only when the text differs (includeText is not asked for).
   const json &item = params.at("textDocument");
-  const std::string uri = item.at("uri").get<std::string>();
-  Document *document = documents_.find(uri);
-  if (document == nullptr || !params.contains("text"))
-    return;
-  const std::string &text = params["text"].get_ref<const std::string &>();
-  if (text == document->text)
-    return;
-  document->text = text;
-  DocumentState &state = states_[uri];
-  state.edited_tree.reset();
-  // Same version, other text: the results of the old text are not current.
-  state.front.reset();
-  state.front_version = -1;
-  state.full.reset();
-  state.full_version = -1;
-  version_changed(uri);
+  if (params.contains("text"))
+    workspace_.save(item.at("uri").get<std::string>(),
+                    params["text"].get_ref<const std::string &>());
 }
 
 void Server::did_close(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
-  if (!documents_.close(uri))
+  if (!workspace_.close(uri))
     return;
-  if (auto it = states_.find(uri); it != states_.end()) {
-    for (const json &request : it->second.waiting)
+  if (auto it = waiting_.find(uri); it != waiting_.end()) {
+    for (const json &request : it->second)
       reply_error(request["id"], error_code::kContentModified, "the document was closed");
-    if (it->second.cancel)
-      it->second.cancel->store(true);
-    states_.erase(it);
+    waiting_.erase(it);
   }
+  published_.erase(uri);
   semantic_tokens_.forget(uri);
-  release_memory();
   if (!pull_client_) // a pull client drops a closed document's report itself
     transport_.write(json{{"jsonrpc", "2.0"},
                           {"method", "textDocument/publishDiagnostics"},
@@ -683,137 +629,55 @@ void Server::did_close(const json &params) {
   answer_workspace_waiting();
 }
 
-// A new version: what waited for the old one is stale (-32801), a running
-// check of it stops, and the new text goes to the front end at once.
-void Server::version_changed(const std::string &uri) {
-  const Document *document = documents_.find(uri);
-  DocumentState &state = states_[uri];
-  state.latest->store(document->version);
-  for (const json &request : state.waiting)
+// A new text: what waited for the old one is stale (-32801).
+void Server::text_changed(const std::string &uri, int64_t version) {
+  auto it = waiting_.find(uri);
+  if (it == waiting_.end())
+    return;
+  std::vector<json> stale = std::move(it->second);
+  it->second.clear();
+  for (const json &request : stale)
     reply_error(request["id"], error_code::kContentModified,
-                "the document changed (now version " + std::to_string(document->version) + ")");
-  state.waiting.clear();
-  if (state.cancel)
-    state.cancel->store(true);
-  start_front_end(uri);
+                "the document changed (now version " + std::to_string(version) + ")");
 }
 
-void Server::start_front_end(const std::string &uri) {
-  const Document *document = documents_.find(uri);
-  DocumentState &state = states_[uri];
-  DocumentSnapshot snapshot{
-      uri, uri_to_path(uri), document->text, document->version, state.edited_tree, state.latest};
-  ++in_flight_;
-  const int64_t version = document->version;
-  scheduler_.front_end(std::move(snapshot),
-                       [this, uri, version](std::shared_ptr<const CheckedFile> file) {
-                         post_task([this, uri, version, file = std::move(file)]() mutable {
-                           front_end_done(uri, version, std::move(file));
-                         });
-                       });
-}
-
-void Server::front_end_done(const std::string &uri, int64_t version,
-                            std::shared_ptr<const CheckedFile> file) {
-  --in_flight_;
-  const Document *document = documents_.find(uri);
-  auto it = states_.find(uri);
-  // A save can change the text without a new version: the text decides too.
-  if (!file || document == nullptr || it == states_.end() || document->version != version ||
-      file->source->text() != document->text)
-    return; // superseded or closed: a newer job is on its way
-  DocumentState &state = it->second;
-  state.front = std::move(file);
-  state.front_version = version;
-  if (state.front->tree)
-    state.edited_tree = std::make_shared<SyntaxTree>(state.front->tree->copy());
-  if (!state.published && !state.front->has_errors()) {
+void Server::front_end_ready(const std::string &uri, int64_t version, const FullCheck &front) {
+  if (!published_.count(uri) && !front.file->has_errors()) {
     // A document's first report need not wait for the checker: the front
     // end's findings now, the kernels' as they come (check_progress). Later
     // versions keep what is shown until their check has something new.
-    FullCheck front;
-    front.file = state.front;
-    front.diagnostics = state.front->diagnostics;
-    front.partial = true;
     publish(uri, front, version);
   }
-  answer_waiting(state);
-  start_check(uri);
-}
-
-void Server::start_check(const std::string &uri) {
-  const Document *document = documents_.find(uri);
-  DocumentState &state = states_[uri];
-  if (exited_ || state.checking || !state.front || state.front_version != document->version ||
-      state.full_version == document->version)
-    return; // after `exit` nothing new starts: run() is draining
-  state.checking = true;
-  state.cancel = std::make_shared<std::atomic<bool>>(false);
-  ++in_flight_;
-  const int64_t version = document->version;
-  scheduler_.check(
-      state.front, state.cancel,
-      [this, uri, version](FullCheck result) {
-        post_task([this, uri, version, result = std::move(result)]() mutable {
-          check_done(uri, version, std::move(result));
-        });
-      },
-      [this, uri, version](FullCheck partial) {
-        post_task([this, uri, version, partial = std::move(partial)]() mutable {
-          check_progress(uri, version, std::move(partial));
-        });
-      },
-      state.edited_line);
+  answer_waiting(uri);
 }
 
 // A big file's first results: pushed while the check goes on. Requests wait
 // for the whole check (their answers must not change under them), and a pull
 // client asks when it is told the whole report is there.
-void Server::check_progress(const std::string &uri, int64_t version, FullCheck partial) {
-  const Document *document = documents_.find(uri);
-  auto it = states_.find(uri);
-  if (pull_client_ || document == nullptr || it == states_.end() || !it->second.checking ||
-      document->version != version || (it->second.cancel && it->second.cancel->load()) ||
-      partial.file->source->text() != document->text)
-    return;
-  publish(uri, partial, version);
+void Server::check_progress(const std::string &uri, int64_t version, const FullCheck &partial) {
+  if (!pull_client_)
+    publish(uri, partial, version);
 }
 
-void Server::check_done(const std::string &uri, int64_t version, FullCheck result) {
-  --in_flight_;
-  const Document *document = documents_.find(uri);
-  auto it = states_.find(uri);
-  if (document == nullptr || it == states_.end()) {
-    result = FullCheck{}; // the check of a closed document: its memory goes back now
-    release_memory();
-    return;
-  }
-  DocumentState &state = it->second;
-  state.checking = false;
-  const bool cancelled = state.cancel && state.cancel->load();
-  if (document->version == version && !cancelled && result.file->source->text() == document->text) {
-    state.full = std::make_shared<const FullCheck>(std::move(result));
-    state.full_version = version;
-    if (std::none_of(state.full->diagnostics.begin(), state.full->diagnostics.end(),
-                     [](const Diagnostic &d) { return d.severity == Severity::Error; }))
-      state.last_good = state.full;
-    publish(uri, *state.full, version);
-    answer_waiting(state);
-    answer_workspace_waiting();
-  }
-  start_check(uri); // the current version, when this one was superseded
+void Server::check_ready(const std::string &uri, int64_t version, const FullCheck &full) {
+  publish(uri, full, version);
+  answer_waiting(uri);
+  answer_workspace_waiting();
 }
 
 // Dispatches again the requests whose results are now there (the others keep waiting).
-void Server::answer_waiting(DocumentState &state) {
-  std::vector<json> waiting = std::move(state.waiting);
-  state.waiting.clear();
+void Server::answer_waiting(const std::string &uri) {
+  auto it = waiting_.find(uri);
+  if (it == waiting_.end())
+    return;
+  std::vector<json> waiting = std::move(it->second);
+  it->second.clear();
   for (const json &request : waiting)
     dispatch_request(request); // parks it again when still not ready
 }
 
 void Server::answer_workspace_waiting() {
-  if (workspace_waiting_.empty() || !all_checked())
+  if (workspace_waiting_.empty() || !workspace_.all_checked())
     return;
   std::vector<json> waiting = std::move(workspace_waiting_);
   workspace_waiting_.clear();
@@ -821,23 +685,12 @@ void Server::answer_workspace_waiting() {
     dispatch_request(request);
 }
 
-bool Server::all_checked() const {
-  for (const std::string &uri : documents_.uris()) {
-    auto it = states_.find(uri);
-    const Document *document = documents_.find(uri);
-    if (it == states_.end() || it->second.full_version != document->version)
-      return false;
-  }
-  return true;
-}
-
 void Server::publish(const std::string &uri, const FullCheck &check, int64_t version) {
   if (pull_client_)
     return; // it pulls (textDocument/diagnostic): a push too would list each problem twice
-  if (auto it = states_.find(uri); it != states_.end())
-    it->second.published = true;
+  published_.insert(uri);
   json items = json::array();
-  for (const Diagnostic &diagnostic : shown_diagnostics(uri, check))
+  for (const Diagnostic &diagnostic : workspace_.shown(uri, check))
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
   transport_.write(json{{"jsonrpc", "2.0"},
                         {"method", "textDocument/publishDiagnostics"},
@@ -858,16 +711,6 @@ std::string fix_title(const std::string &id) {
 
 } // namespace
 
-// A closed document's text, trees and checks were allocated by worker
-// threads in their own malloc arenas; freed, they stay mapped until glibc is
-// asked to give free pages back (a 3.9 MB document opened and closed kept
-// ~970 MB resident without this).
-void Server::release_memory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
-
 void Server::request_configuration() {
   transport_.write(json{{"jsonrpc", "2.0"},
                         {"id", "argus/configuration/" + std::to_string(++configuration_requests_)},
@@ -880,13 +723,7 @@ void Server::apply_settings(const json &settings, const std::string &source) {
     log_.error(source + ": " + problem);
   // Diagnostics depend on the options: check every open document again
   // (same versions: waiting requests keep waiting for the new results).
-  for (auto &[uri, state] : states_) {
-    state.full.reset();
-    state.full_version = -1;
-    if (state.cancel)
-      state.cancel->store(true);
-    start_check(uri);
-  }
+  workspace_.check_again();
   // A pull client asks again only when told: the text did not change.
   if (pull_client_ && refresh_support_)
     transport_.write(json{{"jsonrpc", "2.0"},
@@ -904,7 +741,7 @@ std::vector<std::string> Server::configure(const json &settings) {
   const json &c = settings["checker"];
   if (!c.is_object())
     return {"checker: expected an object"};
-  check::CheckerOptions options = scheduler_.checker_options();
+  check::CheckerOptions options = workspace_.scheduler().checker_options();
   auto integer = [&](const char *key, int64_t lo, int64_t hi, auto apply) {
     if (!c.contains(key))
       return;
@@ -918,8 +755,9 @@ std::vector<std::string> Server::configure(const json &settings) {
           [&](int64_t v) { options.query_timeout_ms = static_cast<unsigned>(v); });
   integer("unrollBound", 1, 1 << 20, [&](int64_t v) { options.unroll_bound = v; });
   integer("maxBlocks", 1, 4096, [&](int64_t v) { options.max_blocks = v; });
-  integer("timeLimitMs", 1, 3600000,
-          [&](int64_t v) { scheduler_.set_check_time_limit(std::chrono::milliseconds(v)); });
+  integer("timeLimitMs", 1, 3600000, [&](int64_t v) {
+    workspace_.scheduler().set_check_time_limit(std::chrono::milliseconds(v));
+  });
   for (const char *key : {"lints", "symbolic", "fixes"}) {
     if (!c.contains(key))
       continue;
@@ -937,31 +775,31 @@ std::vector<std::string> Server::configure(const json &settings) {
         it.key() != "timeLimitMs" && it.key() != "lints" && it.key() != "symbolic" &&
         it.key() != "fixes")
       problems.push_back("checker." + it.key() + ": unknown setting");
-  scheduler_.set_checker_options(options);
+  workspace_.scheduler().set_checker_options(options);
   return problems;
 }
 
 // The front end of an open document's current text; -32602 when it is not
 // open. Handlers run only once it is there (ready_or_park).
 const CheckedFile *Server::current_check(const std::string &uri) {
-  const Document *document = documents_.find(uri);
-  if (document == nullptr)
+  if (workspace_.find(uri) == nullptr)
     throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
-  const DocumentState &state = states_.at(uri);
-  if (!state.front || state.front_version != document->version)
+  // The workspace keeps the result alive until the next version is there,
+  // which only this thread can bring.
+  const std::shared_ptr<const CheckedFile> front = workspace_.front(uri);
+  if (!front)
     throw RequestError{error_code::kContentModified, "the document changed"};
-  return state.front.get();
+  return front.get();
 }
 
 // The invariant check of an open document's current text (as current_check).
 const FullCheck &Server::current_full(const std::string &uri) {
-  const Document *document = documents_.find(uri);
-  if (document == nullptr)
+  if (workspace_.find(uri) == nullptr)
     throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
-  const DocumentState &state = states_.at(uri);
-  if (!state.full || state.full_version != document->version)
+  const std::shared_ptr<const FullCheck> full = workspace_.full(uri);
+  if (!full)
     throw RequestError{error_code::kContentModified, "the document changed"};
-  return *state.full;
+  return *full;
 }
 
 json Server::document_symbols(const json &params) {
@@ -1046,7 +884,7 @@ std::string pictures_markdown(const std::vector<std::string> &pictures, bool lin
 json Server::hover(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
   const CheckedFile *checked = current_check(uri);
-  const Document *document = documents_.find(uri);
+  const Document *document = workspace_.find(uri);
   if (!checked || !document)
     return nullptr;
   const CheckedFile &file = *checked;
@@ -1057,12 +895,12 @@ json Server::hover(const json &params) {
     return nullptr;
   std::string markdown = info->markdown + pictures_markdown(info->pictures, layout_picture_links_);
   // On a kernel's name: what the check of this very text established (once it has run).
-  const DocumentState &state = states_.at(uri);
-  if (file.sema && state.full && state.full_version == document->version)
+  const std::shared_ptr<const FullCheck> full = workspace_.full(uri);
+  if (file.sema && full)
     for (const sema::FunctionInfo &fn : file.sema->functions)
       if (fn.role == sema::FunctionRole::Kernel && fn.function &&
           !(at < fn.function->name_range.begin) && !(fn.function->name_range.end < at))
-        for (const check::VerificationSummary &summary : state.full->verification)
+        for (const check::VerificationSummary &summary : full->verification)
           if (summary.kernel == fn.function->name)
             markdown += "\n\n" + verification_markdown(summary);
   return json{{"contents", {{"kind", "markdown"}, {"value", markdown}}},
@@ -1074,7 +912,7 @@ json Server::hover(const json &params) {
 // verified refactors at the range (server/protocol/refactors.cpp).
 json Server::code_actions(const json &params) {
   const std::string uri = params.at("textDocument").at("uri").get<std::string>();
-  const Document *document = documents_.find(uri);
+  const Document *document = workspace_.find(uri);
   if (document == nullptr)
     throw RequestError{error_code::kInvalidParams, "document is not open: " + uri};
   const json &range = params.at("range");
@@ -1124,14 +962,17 @@ void Server::code_actions_request(const json &id, const json &params) {
     reply(id, std::move(actions));
     return;
   }
-  const DocumentState &state = states_.at(uri);
+  // The check the quick fixes came from (ready_or_park waited for it), and
+  // the document's version counter, which a worker can read.
+  const std::shared_ptr<const FullCheck> checked = workspace_.full(uri);
+  const int64_t version = workspace_.find(uri)->version;
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   running_commands_[id.dump()] = cancelled;
   ++in_flight_;
-  check::CheckerOptions options = scheduler_.checker_options();
-  options.deadline = std::chrono::steady_clock::now() + scheduler_.check_time_limit();
-  commands_.post([this, id, params, actions = std::move(actions), full = state.full,
-                  latest = state.latest, version = state.full_version, cancelled, options,
+  check::CheckerOptions options = workspace_.scheduler().checker_options();
+  options.deadline = std::chrono::steady_clock::now() + workspace_.scheduler().check_time_limit();
+  commands_.post([this, id, params, actions = std::move(actions), full = checked,
+                  latest = workspace_.latest(uri), version, cancelled, options,
                   encoding = encoding_]() mutable {
     options.cancel = cancelled.get();
     try {
@@ -1167,21 +1008,10 @@ std::string result_id(const json &items) {
 
 } // namespace
 
-std::vector<Diagnostic> Server::shown_diagnostics(const std::string &uri,
-                                                  const FullCheck &check) const {
-  const auto it = states_.find(uri);
-  if (it == states_.end() || !it->second.last_good || !check.file || !check.file->source ||
-      it->second.last_good.get() == &check)
-    return check.diagnostics;
-  const FullCheck &good = *it->second.last_good;
-  return confine_to_edit(check.diagnostics, check.file->source->text(), good.diagnostics,
-                         good.file->source->text());
-}
-
 json Server::document_report(const std::string &uri, const std::string &previous) {
   const FullCheck &check = current_full(uri);
   json items = json::array();
-  for (const Diagnostic &diagnostic : shown_diagnostics(uri, check))
+  for (const Diagnostic &diagnostic : workspace_.shown(uri, check))
     items.push_back(lsp_diagnostic(*check.file->source, diagnostic, uri, encoding_));
   const std::string id = result_id(items);
   if (!previous.empty() && previous == id)
@@ -1207,10 +1037,10 @@ json Server::workspace_diagnostics(const json &params) {
           p.value("value", json()).is_string())
         previous[p["uri"].get<std::string>()] = p["value"].get<std::string>();
   json reports = json::array();
-  for (const std::string &uri : documents_.uris()) {
+  for (const std::string &uri : workspace_.uris()) {
     json report = document_report(uri, previous.count(uri) ? previous[uri] : std::string());
     report["uri"] = uri;
-    report["version"] = documents_.find(uri)->version;
+    report["version"] = workspace_.find(uri)->version;
     reports.push_back(std::move(report));
   }
   return json{{"items", std::move(reports)}};

@@ -21,50 +21,50 @@ void Server::execute_command_request(const json &id, const json &params) {
   std::optional<DocumentSnapshot> document;
   std::shared_ptr<const FullCheck> checked;
   if (const auto uri = command_document_uri(arguments)) {
-    if (const Document *open = documents_.find(*uri)) {
+    if (const Document *open = workspace_.find(*uri)) {
       document = DocumentSnapshot{
           open->uri, uri_to_path(open->uri), open->text, open->version, nullptr, nullptr};
       if (command == "argus.explain" || command == "argus.verification")
-        checked = states_.at(*uri).full; // ready_or_park waited for this version's check
+        checked = workspace_.full(*uri); // ready_or_park waited for this version's check
     }
   }
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   running_commands_[id.dump()] = cancelled;
   ++in_flight_;
-  commands_.post([this, id, command, arguments, document = std::move(document),
-                  checked = std::move(checked), cancelled,
-                  frontend = scheduler_.command_frontend_options(nullptr),
-                  cache = scheduler_.cache(), token = params.value("workDoneToken", json()),
-                  settings = command_settings_, encoding = encoding_, progress = client_progress_] {
-    CommandContext context(*cancelled);
-    context.frontend = frontend;
-    context.frontend.checker.cancel = cancelled.get();
-    context.cache = cache;
-    context.document = document;
-    context.checked = checked;
-    context.encoding = encoding;
-    context.settings = settings;
-    context.argus_version = options_.version;
-    context.allowed_runners = options_.allowed_runners;
-    context.work_done_token = token;
-    context.client_creates_progress = progress;
-    context.notify = [this](json message) { transport_.write(message); };
-    try {
-      reply(id, execute_command(command, arguments, context));
-    } catch (const CommandError &error) {
-      reply_error(id, error.code, error.message);
-    } catch (const json::exception &error) {
-      reply_error(id, error_code::kInvalidParams,
-                  std::string("invalid arguments: ") + error.what());
-    } catch (const std::exception &error) {
-      log_.error("internal error in " + command + ": " + error.what());
-      reply_error(id, error_code::kInternalError, error.what());
-    }
-    post_task([this, id] {
-      running_commands_.erase(id.dump());
-      --in_flight_;
-    });
-  });
+  commands_.post(
+      [this, id, command, arguments, document = std::move(document), checked = std::move(checked),
+       cancelled, frontend = workspace_.scheduler().command_frontend_options(nullptr),
+       cache = workspace_.scheduler().cache(), token = params.value("workDoneToken", json()),
+       settings = command_settings_, encoding = encoding_, progress = client_progress_] {
+        CommandContext context(*cancelled);
+        context.frontend = frontend;
+        context.frontend.checker.cancel = cancelled.get();
+        context.cache = cache;
+        context.document = document;
+        context.checked = checked;
+        context.encoding = encoding;
+        context.settings = settings;
+        context.argus_version = options_.version;
+        context.allowed_runners = options_.allowed_runners;
+        context.work_done_token = token;
+        context.client_creates_progress = progress;
+        context.notify = [this](json message) { transport_.write(message); };
+        try {
+          reply(id, execute_command(command, arguments, context));
+        } catch (const CommandError &error) {
+          reply_error(id, error.code, error.message);
+        } catch (const json::exception &error) {
+          reply_error(id, error_code::kInvalidParams,
+                      std::string("invalid arguments: ") + error.what());
+        } catch (const std::exception &error) {
+          log_.error("internal error in " + command + ": " + error.what());
+          reply_error(id, error_code::kInternalError, error.what());
+        }
+        post_task([this, id] {
+          running_commands_.erase(id.dump());
+          --in_flight_;
+        });
+      });
 }
 
 } // namespace argus::server

@@ -41,6 +41,10 @@ void apply_edit(std::string &text, LspRange range, std::string_view replacement,
 TSInputEdit input_edit(std::string_view text, size_t start, size_t end,
                        std::string_view replacement);
 
+// Decodes a file:// URI to a path (percent-escapes resolved); other URIs are
+// returned unchanged.
+std::string uri_to_path(const std::string &uri);
+
 struct Document {
   std::string uri;
   std::string text;

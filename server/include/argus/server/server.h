@@ -1,5 +1,7 @@
-// The language server's protocol adapter: lifecycle, dispatch, documents and
-// diagnostics over a Transport. `dsl/` computes; this class only translates.
+// The language server's protocol adapter (like clangd's ClangdLSPServer over
+// ClangdServer): lifecycle, a method table, requests that wait for results,
+// and LSP conversions over a Transport. The documents and their pipeline are
+// the Workspace's (workspace.h), which knows no LSP; `dsl/` computes.
 #pragma once
 
 #include "argus/dsl/driver.h"
@@ -9,6 +11,7 @@
 #include "argus/server/scheduler.h"
 #include "argus/server/semantic_tokens.h"
 #include "argus/server/transport.h"
+#include "argus/server/workspace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,10 +53,6 @@ struct ServerOptions {
   // `argus lsp --allow-runner=GLOB`; the built-in local runner always may.
   std::vector<std::string> allowed_runners;
 };
-
-// Decodes a file:// URI to a path (percent-escapes resolved); other URIs are
-// returned unchanged.
-std::string uri_to_path(const std::string &uri);
 
 // The language server. One thread (the one that calls run()) owns all state
 // and answers messages in order; a reader thread feeds it client messages,
@@ -85,27 +85,6 @@ private:
     std::function<void()> task;
   };
 
-  // What the server knows about one open document beyond its text.
-  struct DocumentState {
-    std::shared_ptr<std::atomic<int64_t>> latest = std::make_shared<std::atomic<int64_t>>(0);
-    // The last parsed tree told about every edit since: matches the text.
-    std::shared_ptr<SyntaxTree> edited_tree;
-    std::shared_ptr<const CheckedFile> front; // front end of `front_version`
-    int64_t front_version = -1;
-    std::shared_ptr<const FullCheck> full; // invariant check of `full_version`
-    int64_t full_version = -1;
-    // The last check without errors: while an edit is half typed, the lines
-    // it did not touch show this analysis (confine_to_edit).
-    std::shared_ptr<const FullCheck> last_good;
-    bool checking = false;
-    // The line (0-based, in the current text) of the last ranged edit: its
-    // kernel is checked first. None after open or a whole-text change.
-    std::optional<uint32_t> edited_line;
-    bool published = false;                    // some diagnostics of this document were pushed
-    std::shared_ptr<std::atomic<bool>> cancel; // of the running check
-    std::vector<nlohmann::json> waiting;       // requests waiting for this version's results
-  };
-
   void read_loop();
   void process(Event event);
   void post_task(std::function<void()> task);
@@ -127,8 +106,6 @@ private:
   void did_open(const nlohmann::json &params);
   void did_change(const nlohmann::json &params);
   void did_close(const nlohmann::json &params);
-  // A running check's results so far (Scheduler::check's progress).
-  void check_progress(const std::string &uri, int64_t version, FullCheck partial);
   void did_save(const nlohmann::json &params);
   nlohmann::json code_actions(const nlohmann::json &params); // the quick fixes
   void code_actions_request(const nlohmann::json &id, const nlohmann::json &params);
@@ -138,22 +115,17 @@ private:
   // workspace/didChangeConfiguration; returns what was not understood.
   std::vector<std::string> configure(const nlohmann::json &settings);
 
-  // The pipeline of one document: a new version starts a front-end job; its
-  // result starts the invariant check (one at a time per document).
-  void version_changed(const std::string &uri);
-  void start_front_end(const std::string &uri);
-  void front_end_done(const std::string &uri, int64_t version,
-                      std::shared_ptr<const CheckedFile> file);
-  void start_check(const std::string &uri);
-  void check_done(const std::string &uri, int64_t version, FullCheck result);
-  void answer_waiting(DocumentState &state);
+  // The workspace's events (workspace.h): what waited for the old text is
+  // stale; results are reported (pushed, or told to a pull client) and what
+  // waited for them is answered.
+  void text_changed(const std::string &uri, int64_t version);
+  void front_end_ready(const std::string &uri, int64_t version, const FullCheck &front);
+  void check_progress(const std::string &uri, int64_t version, const FullCheck &partial);
+  void check_ready(const std::string &uri, int64_t version, const FullCheck &full);
+  void answer_waiting(const std::string &uri);
   void answer_workspace_waiting();
   void answer_shutdown_when_idle();
   void publish(const std::string &uri, const FullCheck &check, int64_t version);
-  // The diagnostics the client is shown for `check` of `uri`.
-  std::vector<Diagnostic> shown_diagnostics(const std::string &uri, const FullCheck &check) const;
-  // Gives the free memory of closed documents back to the system.
-  void release_memory();
   // Asks the client for the "argus" section (workspace/configuration).
   void request_configuration();
   // Applies settings from any source and checks every open document again.
@@ -161,8 +133,6 @@ private:
   // A document's report for textDocument/diagnostic and workspace/diagnostic:
   // "unchanged" when `previous` is the resultId of the same diagnostics.
   nlohmann::json document_report(const std::string &uri, const std::string &previous);
-  // Every open document's check is done for its current version.
-  bool all_checked() const;
 
   // The front end of an open document's current text (-32602 when it is not
   // open; the dispatcher only calls handlers once it is ready).
@@ -178,11 +148,11 @@ private:
   Transport &transport_;
   Logger &log_;
   ServerOptions options_;
-  BlockingQueue<Event> events_; // before scheduler_: workers push until they are joined
-  DocumentStore documents_;
-  std::map<std::string, DocumentState> states_;
+  BlockingQueue<Event> events_; // before workspace_: workers push until they are joined
+  std::map<std::string, std::vector<nlohmann::json>> waiting_; // requests waiting, per document
+  std::set<std::string> published_;               // documents whose diagnostics were pushed
   std::vector<nlohmann::json> workspace_waiting_; // workspace/diagnostic requests
-  int64_t in_flight_ = 0;                         // jobs posted whose results have not come back
+  int64_t in_flight_ = 0; // command jobs posted whose results have not come back
   // The last semantic tokens sent per document, for full/delta.
   SemanticTokensCache semantic_tokens_;
   ColumnUnit encoding_ = ColumnUnit::Utf16CodeUnits;
@@ -206,7 +176,7 @@ private:
   // Commands running on commands_, by request id (JSON text): their cancel flags.
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_commands_;
   WorkerPool commands_{2}; // compiles and benchmarks, apart from the checks
-  Scheduler scheduler_;    // last: destroyed (joined) first
+  Workspace workspace_;    // last: destroyed (its scheduler joined) first
 };
 
 } // namespace argus::server
