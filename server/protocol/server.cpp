@@ -971,9 +971,9 @@ void Server::code_actions_request(const json &id, const json &params) {
   ++in_flight_;
   check::CheckerOptions options = workspace_.scheduler().checker_options();
   options.deadline = std::chrono::steady_clock::now() + workspace_.scheduler().check_time_limit();
-  commands_.post([this, id, params, actions = std::move(actions), full = checked,
-                  latest = workspace_.latest(uri), version, cancelled, options,
-                  encoding = encoding_]() mutable {
+  workspace_.scheduler().command([this, id, params, actions = std::move(actions), full = checked,
+                                  latest = workspace_.latest(uri), version, cancelled, options,
+                                  encoding = encoding_]() mutable {
     options.cancel = cancelled.get();
     try {
       json refactors = refactors_result(*full->file, params, encoding, options);

@@ -31,7 +31,7 @@ void Server::execute_command_request(const json &id, const json &params) {
   auto cancelled = std::make_shared<std::atomic<bool>>(false);
   running_commands_[id.dump()] = cancelled;
   ++in_flight_;
-  commands_.post(
+  workspace_.scheduler().command(
       [this, id, command, arguments, document = std::move(document), checked = std::move(checked),
        cancelled, frontend = workspace_.scheduler().command_frontend_options(nullptr),
        cache = workspace_.scheduler().cache(), token = params.value("workDoneToken", json()),

@@ -83,11 +83,17 @@ public:
   // The cache those options point into, for the command to keep alive.
   std::shared_ptr<check::CheckCache> cache() const { return cache_; }
 
+  // Runs a command job (argus.compile, argus.benchmark, refactor code
+  // actions) on the command threads, apart from the checks so a build never
+  // delays a diagnostic. Every worker thread of the server is this class's.
+  void command(std::function<void()> job) { commands_.post(std::move(job)); }
+
 private:
   std::shared_ptr<check::CheckCache> cache_ = std::make_shared<check::CheckCache>();
   FrontendOptions options_; // read and written by the message thread only; jobs get copies
   std::chrono::milliseconds check_time_limit_{30000};
-  WorkerPool pool_; // last: joined before the cache and options go
+  WorkerPool commands_{2}; // compiles and benchmarks
+  WorkerPool pool_;        // last: joined before the cache and options go
 };
 
 } // namespace argus::server

@@ -175,8 +175,9 @@ private:
   bool exited_ = false;
   // Commands running on commands_, by request id (JSON text): their cancel flags.
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_commands_;
-  WorkerPool commands_{2}; // compiles and benchmarks, apart from the checks
-  Workspace workspace_;    // last: destroyed (its scheduler joined) first
+  // Last: destroyed first, its scheduler joining every worker (checks and
+  // commands) while what they post back to is still here.
+  Workspace workspace_;
 };
 
 } // namespace argus::server
