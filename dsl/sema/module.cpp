@@ -22,6 +22,28 @@ std::string join(std::span<const std::string_view> names) {
   return out;
 }
 
+// How two kernels' parameter lists differ for the runner, which runs a
+// reference on the buffers and sizes of the kernel it checks: the count, and
+// per position tensor or scalar, dtype and rank. Empty when they agree.
+std::string signature_difference(const FunctionInfo &reference, const FunctionInfo &kernel) {
+  if (reference.params.size() != kernel.params.size())
+    return std::to_string(reference.params.size()) + " parameters, not " +
+           std::to_string(kernel.params.size());
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const Type &a = reference.params[i]->type, &b = kernel.params[i]->type;
+    if (a.is_unknown() || b.is_unknown())
+      continue; // reported where it is declared
+    const bool same = a.kind == b.kind &&
+                      (a.is_tensor() ? a.tensor && b.tensor && a.tensor->dtype == b.tensor->dtype &&
+                                           a.tensor->shape.size() == b.tensor->shape.size()
+                                     : a.scalar == b.scalar);
+    if (!same)
+      return "parameter " + std::to_string(i + 1) + " is " + a.str() + " there, " + b.str() +
+             " here";
+  }
+  return "";
+}
+
 } // namespace
 
 Symbol &Analyzer::add_symbol(Symbol symbol) {
@@ -415,8 +437,13 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
         if (std::find(kBuiltinReferences.begin(), kBuiltinReferences.end(), ref.name) ==
             kBuiltinReferences.end()) {
           error(codes::kInvalidBench, ref.range,
-                "unknown builtin reference '" + ref.name +
-                    "'; known: matmul, attention, grouped_matmul");
+                "unknown builtin reference '" + ref.name + "'; the runner has \"matmul\"");
+        } else if (ref.name != "matmul") {
+          // Named in the design, not built: the runner would fail at run time.
+          error(codes::kInvalidBench, ref.range,
+                "the runner has no builtin '" + ref.name +
+                    "' reference yet; name a reference kernel of this file (with the same "
+                    "parameters) or use \"matmul\"");
         }
         bench.reference = ref.name;
       } else if (ref.kind == ExprKind::Name) {
@@ -426,10 +453,15 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
         if (!target || target->role != FunctionRole::Kernel)
           error(codes::kInvalidBench, ref.range,
                 "reference '" + ref.name +
-                    "' is not a kernel of this file; name a @kernel or a builtin "
-                    "reference: \"matmul\", \"attention\", \"grouped_matmul\"");
+                    "' is not a kernel of this file; name a @kernel or the builtin "
+                    "reference \"matmul\"");
         else if (target == &info)
           error(codes::kInvalidBench, ref.range, "a kernel cannot be its own reference");
+        else if (const std::string why = signature_difference(*target, info); !why.empty())
+          // The runner runs the reference on the same buffers and sizes.
+          error(codes::kInvalidBench, ref.range,
+                "reference '" + ref.name + "' must take the same parameters as '" +
+                    info.function->name + "': " + why);
         bench.reference = ref.name;
       } else {
         error(codes::kInvalidBench, ref.range,

@@ -212,6 +212,31 @@ TEST(Sema, BenchChecksSizesAndReference) {
   EXPECT_EQ(codes, (std::vector<std::string>{"E0704", "E0704", "E0704"})) << dump(found);
 }
 
+// The runner runs a reference on the kernel's own buffers and sizes: a
+// reference kernel with other parameters, or a builtin the runner does not
+// have, is an error here rather than a failed run on the GPU host.
+TEST(Sema, BenchReferencesTheRunnerCanRun) {
+  const auto found = diagnose("@kernel(grid=1, block=32)\n"
+                              "def r(C: Tensor((M,), f32), M: i32):\n"
+                              "    C[0] = 0.0\n"
+                              "@kernel(grid=1, block=32)\n"
+                              "def same(C: Tensor((M, M), f32), M: i32):\n"
+                              "    C[0, 0] = 1.0\n"
+                              "@bench(M=128, reference=r)\n"
+                              "@bench(M=64, reference=same)\n"
+                              "@bench(M=32, reference=\"attention\")\n"
+                              "@bench(M=16, reference=\"matmul\")\n"
+                              "@kernel(grid=1, block=32)\n"
+                              "def k(C: Tensor((M, M), f32), M: i32):\n"
+                              "    C[0, 0] = 0.0\n");
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0704");
+  EXPECT_NE(found[0].message.find("must take the same parameters"), std::string::npos);
+  EXPECT_EQ(found[0].line, 7u);
+  EXPECT_EQ(found[1].code, "E0704");
+  EXPECT_NE(found[1].message.find("no builtin 'attention' reference yet"), std::string::npos);
+}
+
 TEST(Sema, AssumeOnlyInKernelsAndRecorded) {
   CheckedFile file = check_source("t.argus",
                                   "@kernel(grid=1, block=32)\n"
