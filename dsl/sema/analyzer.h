@@ -25,6 +25,9 @@ struct FunctionScope {
   std::set<std::string> namespaces_used;                      // "nvvm", "amdgpu"
   std::vector<std::pair<const ast::Function *, Range>> calls; // device functions called
   Range first_target_use[2];                                  // nvvm, amdgpu
+  // Shuffles whose constant lane (offset, mask) is 32 or more: meaningful in
+  // a 64-lane wavefront only (checked once the kernel's target is known).
+  std::vector<std::pair<Range, int64_t>> wide_shuffles;
 };
 
 class Analyzer {
@@ -43,6 +46,11 @@ public:
     return sink_.warning(std::string(code), range, std::move(message));
   }
   std::optional<int64_t> constant(const ast::Expr &expr) const { return result_.constant_of(expr); }
+  // Notes a shuffle's constant lane argument of 32 or more (see FunctionScope).
+  void note_wide_shuffle(Range range, int64_t lane) {
+    if (scope_)
+      scope_->wide_shuffles.emplace_back(range, lane);
+  }
   // The builtin a call resolved to (set before its result rule runs).
   BuiltinId builtin_of(const ast::Expr &call) const { return result_.builtin_of(call); }
   void set_constant(const ast::Expr &expr, int64_t value) {

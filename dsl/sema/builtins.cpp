@@ -318,7 +318,10 @@ Type compose_result(Analyzer &, const Expr &, const BoundArgs &) {
   return Type::of(TypeKind::Layout);
 }
 
-Type shuffle_result(Analyzer &, const Expr &, const BoundArgs &args) {
+Type shuffle_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  if (args.args.size() > 1 && args.args[1])
+    if (const auto lane = analyzer.constant(*args.args[1]); lane && *lane >= 32)
+      analyzer.note_wide_shuffle(args.args[1]->range, *lane);
   const Type &t = args.types[0];
   if (t.kind == TypeKind::IntLiteral)
     return Type::scalar_of(ScalarKind::I32);

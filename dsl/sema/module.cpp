@@ -558,12 +558,14 @@ void Analyzer::check_recursion_and_targets() {
     visit(info.function);
   }
   // Targets and shared memory: a kernel gathers what it and its callees use.
+  std::set<std::pair<uint32_t, uint32_t>> wide_reported; // a @device shuffle once
   for (FunctionInfo &info : result_.functions) {
     if (info.role != FunctionRole::Kernel)
       continue;
     std::set<const ast::Function *> reached{info.function};
     std::vector<const ast::Function *> work{info.function};
     std::set<std::string> namespaces;
+    std::vector<std::pair<Range, int64_t>> wide_shuffles;
     Range first_use[2];
     bool has_use[2] = {false, false};
     int64_t shared = 0;
@@ -578,6 +580,7 @@ void Analyzer::check_recursion_and_targets() {
         }
       }
       shared += s.info ? s.info->shared_bytes : 0;
+      wide_shuffles.insert(wide_shuffles.end(), s.wide_shuffles.begin(), s.wide_shuffles.end());
       for (const auto &[callee, site] : s.calls) {
         if (reached.insert(callee).second)
           work.push_back(callee);
@@ -594,6 +597,19 @@ void Analyzer::check_recursion_and_targets() {
       d.related.push_back({first_use[1], "amdgpu intrinsic used here"});
     }
     info.target = has_use[0] ? Target::Sm90 : has_use[1] ? Target::Gfx942 : Target::Any;
+    // A warp is 32 lanes on sm90, a wavefront 64 on gfx942: a lane of 32 or
+    // more reads the thread's own value on one and the other half on the other.
+    if (info.target != Target::Gfx942)
+      for (const auto &[range, lane] : wide_shuffles)
+        if (wide_reported.insert({range.begin.line, range.begin.column}).second)
+          error(codes::kArgumentType, range,
+                "shuffle lane " + std::to_string(lane) + " is outside a 32-lane warp" +
+                    (info.target == Target::Sm90
+                         ? std::string(" (sm90)")
+                         : " on sm90, where kernel '" + info.function->name +
+                               "' is built too (it uses no amdgpu.* intrinsic, so it is built "
+                               "for both targets; on gfx942 the lane is in the other half of "
+                               "a 64-lane wavefront)"));
     if (shared > options_.max_shared_bytes) {
       Diagnostic &d = error(codes::kSharedMemoryTooLarge, info.function->name_range,
                             "kernel '" + info.function->name + "' uses " + std::to_string(shared) +

@@ -237,6 +237,36 @@ TEST(Sema, BenchReferencesTheRunnerCanRun) {
   EXPECT_NE(found[1].message.find("no builtin 'attention' reference yet"), std::string::npos);
 }
 
+// A warp is 32 lanes on sm90 and a wavefront 64 on gfx942: a constant lane of
+// 32 or more is an error unless the kernel is gfx942's alone (an amdgpu.*
+// intrinsic), and a @device function's shuffle is reported once.
+TEST(Sema, ShuffleLanesFitTheWarpOfEveryTarget) {
+  const auto found = diagnose("@device\n"
+                              "def half_sum(v: f32) -> f32:\n"
+                              "    return v + shuffle_xor(v, 32)\n"
+                              "@kernel(grid=1, block=64)\n"
+                              "def both(X: Tensor((64,), f32)):\n"
+                              "    t = thread_id()\n"
+                              "    X[t] = half_sum(X[t]) + shuffle_xor(X[t], 16)\n"
+                              "@kernel(grid=1, block=64)\n"
+                              "def again(X: Tensor((64,), f32)):\n"
+                              "    t = thread_id()\n"
+                              "    X[t] = half_sum(X[t]) + shuffle_down(X[t], 48)\n");
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0603");
+  EXPECT_EQ(found[0].line, 3u);
+  EXPECT_NE(found[0].message.find("outside a 32-lane warp on sm90"), std::string::npos)
+      << found[0].message;
+  EXPECT_EQ(found[1].line, 11u);
+  const auto amd = diagnose("@kernel(grid=1, block=64)\n"
+                            "def wave(X: Tensor((64,), f32)):\n"
+                            "    t = thread_id()\n"
+                            "    X[t] = X[t] + shuffle_xor(X[t], 32)\n"
+                            "    amdgpu.s_setprio(1)\n");
+  for (const Found &f : amd)
+    EXPECT_NE(f.code, "E0603") << dump(amd);
+}
+
 TEST(Sema, AssumeOnlyInKernelsAndRecorded) {
   CheckedFile file = check_source("t.argus",
                                   "@kernel(grid=1, block=32)\n"
