@@ -21,6 +21,24 @@ using sema::TypeKind;
 
 namespace {
 
+// An if/while condition without the printer's outermost parentheses:
+// `if ((a == b))` makes clang warn (-Wparentheses-equality) about generated code.
+std::string condition(const std::string &text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return text;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 < text.size())
+      return text; // "(a) && (b)": the first parenthesis closes early
+  }
+  return text.substr(1, text.size() - 2);
+}
+
+} // namespace
+
+namespace {
+
 Interval hull(Interval a, Interval b) {
   return Interval{std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
 }
@@ -445,7 +463,7 @@ void Lowerer::stmt(const Stmt &s) {
     }
   }
   case StmtKind::If: {
-    line("if (" + expr(*s.value) + ") {");
+    line("if (" + condition(expr(*s.value)) + ") {");
     ++indent_;
     block(s.body);
     --indent_;
@@ -462,7 +480,7 @@ void Lowerer::stmt(const Stmt &s) {
     for_loop(s);
     return;
   case StmtKind::While:
-    line("while (" + expr(*s.value) + ") {");
+    line("while (" + condition(expr(*s.value)) + ") {");
     ++indent_;
     block(s.body);
     --indent_;
@@ -565,8 +583,12 @@ void Lowerer::assign(const Stmt &s, const Expr &target, const Expr &value) {
     }
     const ScalarKind k = sym->type.scalar;
     const std::string text = expr(value, k);
+    // [[maybe_unused]]: a local read only by assertions (which emit nothing)
+    // must not make the device compiler warn about generated code; unused
+    // locals are the front end's W0301, at the user's line.
     if (sym->kind == SymbolKind::Local && decls_[sym].at == &s)
-      line(type_name(k, target_) + " " + local_name(sym) + " = " + text + ";");
+      line("[[maybe_unused]] " + type_name(k, target_) + " " + local_name(sym) + " = " + text +
+           ";");
     else
       line((sym->kind == SymbolKind::Parameter ? cpp_name(sym->name) : local_name(sym)) + " = " +
            text + ";");

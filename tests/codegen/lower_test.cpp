@@ -61,13 +61,34 @@ TEST(Lower, RowMajorAndStridedIndexArithmetic) {
   EXPECT_EQ(k.assumes, (std::vector<std::string>{"M > 0"}));
 }
 
+// Generated code does not warn about itself: a local only an assertion
+// reads is [[maybe_unused]] (assertions emit nothing), and a condition has
+// one pair of parentheses (clang's -Wparentheses-equality on `if ((a == b))`).
+TEST(Lower, GeneratedCodeGivesTheDeviceCompilerNothingToWarnAbout) {
+  const LowerResult r = lower_text("@kernel(grid=cdiv(N, 64), block=64)\n"
+                                   "def k(X: Tensor((N,), f32), N: i32):\n"
+                                   "    tag(X, (\"i\",))\n"
+                                   "    i = block_id() * 64 + thread_id()\n"
+                                   "    row = i\n"
+                                   "    if i < N:\n"
+                                   "        v = X[i]\n"
+                                   "        assert_tag(v, {\"i\": row})\n"
+                                   "        if (i == 0) == (N == 1):\n"
+                                   "            X[i] = v * 2.0\n",
+                                   GpuTarget::Sm90);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "[[maybe_unused]] int32_t row = i;");
+  EXPECT_CONTAINS(device, "if ((i == 0) == (N == 1)) {");
+  EXPECT_EQ(device.find("if (((i"), std::string::npos) << device;
+}
+
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
   const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
   const std::string device = device_part(r.source);
   EXPECT_NOT_CONTAINS(device, "tag");
   EXPECT_NOT_CONTAINS(device, "assume");
   // The statement on line 7 of the source, `n = ...`.
-  EXPECT_CONTAINS(device, "#line 7 \"test.argus\"\n  int32_t n =");
+  EXPECT_CONTAINS(device, "#line 7 \"test.argus\"\n  [[maybe_unused]] int32_t n =");
   EXPECT_CONTAINS(device, "#line 14 \"test.argus\"\n    C[N * m + n] = acc;");
   EXPECT_NOT_CONTAINS(device, "#line 6 \"test.argus\""); // the tag(...) line
 }
