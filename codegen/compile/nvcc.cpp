@@ -202,6 +202,7 @@ nlohmann::json compile_json(const CompileReport &report) {
                          {"spill_store_bytes", k.spill_store_bytes},
                          {"spill_load_bytes", k.spill_load_bytes},
                          {"shared_bytes", k.shared_bytes},
+                         {"dynamic_shared_bytes", k.dynamic_shared_bytes},
                          {"stack_bytes", k.stack_bytes},
                          {"barriers", k.barriers}});
     } else {
@@ -210,6 +211,7 @@ nlohmann::json compile_json(const CompileReport &report) {
                          {"agprs", k.agprs},
                          {"sgprs", k.sgprs},
                          {"lds_bytes", k.shared_bytes},
+                         {"dynamic_lds_bytes", k.dynamic_shared_bytes},
                          {"scratch_bytes", k.scratch_bytes},
                          {"spill_vgprs", k.spill_vgprs},
                          {"spill_sgprs", k.spill_sgprs},
@@ -226,6 +228,15 @@ nlohmann::json compile_json(const CompileReport &report) {
   return j;
 }
 
+// Shared memory as the table shows it: the static bytes, and "+N dyn" when
+// the launcher asks for more at launch (a compiler reports only the former).
+static std::string shared_text(const KernelResources &k) {
+  std::string text = std::to_string(k.shared_bytes);
+  if (k.dynamic_shared_bytes > 0)
+    text += "+" + std::to_string(k.dynamic_shared_bytes) + " dyn";
+  return text;
+}
+
 std::string resource_table(const CompileReport &report) {
   std::ostringstream out;
   char buffer[256];
@@ -236,19 +247,19 @@ std::string resource_table(const CompileReport &report) {
     for (const KernelResources &k : report.kernels) {
       const std::string spills =
           std::to_string(k.spill_store_bytes) + "/" + std::to_string(k.spill_load_bytes);
-      std::snprintf(buffer, sizeof buffer, "%-24s %9d %12s %12lld %8lld %8d\n", k.name.c_str(),
-                    k.registers, spills.c_str(), static_cast<long long>(k.shared_bytes),
+      std::snprintf(buffer, sizeof buffer, "%-24s %9d %12s %12s %8lld %8d\n", k.name.c_str(),
+                    k.registers, spills.c_str(), shared_text(k).c_str(),
                     static_cast<long long>(k.stack_bytes), k.barriers);
       out << buffer;
     }
   } else {
-    std::snprintf(buffer, sizeof buffer, "%-24s %6s %6s %6s %8s %8s %7s %10s\n", "kernel", "vgprs",
+    std::snprintf(buffer, sizeof buffer, "%-24s %6s %6s %6s %12s %8s %7s %10s\n", "kernel", "vgprs",
                   "agprs", "sgprs", "lds", "scratch", "spills", "waves/simd");
     out << buffer;
     for (const KernelResources &k : report.kernels) {
-      std::snprintf(buffer, sizeof buffer, "%-24s %6d %6d %6d %8lld %8lld %7lld %10d\n",
-                    k.name.c_str(), k.vgprs, k.agprs, k.sgprs,
-                    static_cast<long long>(k.shared_bytes), static_cast<long long>(k.scratch_bytes),
+      std::snprintf(buffer, sizeof buffer, "%-24s %6d %6d %6d %12s %8lld %7lld %10d\n",
+                    k.name.c_str(), k.vgprs, k.agprs, k.sgprs, shared_text(k).c_str(),
+                    static_cast<long long>(k.scratch_bytes),
                     static_cast<long long>(k.spill_vgprs + k.spill_sgprs),
                     k.occupancy_waves_per_simd);
       out << buffer;

@@ -44,6 +44,12 @@ void compile_artifact(const PipelineRequest &request, const LowerResult &lowered
       }
     }
   }
+  // The compiler sees only static shared memory; a kernel whose shared
+  // tensors have sizes known at launch gets the rest from its launcher.
+  for (KernelResources &k : report.kernels)
+    for (const KernelMeta &meta : lowered.kernels)
+      if (meta.name == k.name)
+        k.dynamic_shared_bytes = meta.dynamic_shared_bytes;
   result.diagnostics.insert(result.diagnostics.end(), report.diagnostics.begin(),
                             report.diagnostics.end());
   const bool ok = report.ok;

@@ -160,3 +160,29 @@ TEST_F(CompileCli, HostileFileNameNeverReachesTheCompilersShell) {
 
 } // namespace
 } // namespace argus::codegen
+
+namespace argus::codegen {
+namespace {
+
+// The compiler reports only static shared memory; a kernel over 48 KiB gets
+// the rest from its launcher at launch, and the table and compile.json say
+// so instead of "shared 0".
+TEST(CompileReportTest, DynamicSharedMemoryIsShown) {
+  CompileReport report;
+  report.target = GpuTarget::Sm90;
+  report.ok = true;
+  KernelResources k;
+  k.name = "gemm";
+  k.registers = 128;
+  k.shared_bytes = 0;
+  k.dynamic_shared_bytes = 65536;
+  report.kernels.push_back(k);
+  const std::string table = resource_table(report);
+  EXPECT_NE(table.find("0+65536 dyn"), std::string::npos) << table;
+  EXPECT_EQ(compile_json(report)["kernels"][0]["dynamic_shared_bytes"], 65536);
+  report.kernels[0].dynamic_shared_bytes = 0;
+  EXPECT_EQ(resource_table(report).find("dyn"), std::string::npos);
+}
+
+} // namespace
+} // namespace argus::codegen

@@ -24,7 +24,8 @@ struct KernelResources {
   int registers = 0;
   int64_t spill_store_bytes = 0;
   int64_t spill_load_bytes = 0;
-  int64_t shared_bytes = 0; // static shared memory
+  int64_t shared_bytes = 0;         // static shared memory (the compiler's figure)
+  int64_t dynamic_shared_bytes = 0; // what the launcher asks for at launch (from lowering)
   int64_t stack_bytes = 0;
   int barriers = 0;
   // gfx942 (AMDGPU metadata)
