@@ -233,7 +233,16 @@ std::string literal_glob(const std::string &s) {
 }
 
 // One language server per job: this very binary, allowed exactly the runner.
-std::vector<std::unique_ptr<agent::LspClient>> start_servers(const AgentCommand &c) {
+struct Servers {
+  std::vector<std::unique_ptr<agent::LspClient>> owned;
+  std::vector<agent::LspClient *> clients;
+  void shutdown() {
+    for (auto &s : owned)
+      s->shutdown();
+  }
+};
+
+Servers start_servers(const AgentCommand &c) {
   agent::LspClientOptions options;
   std::error_code ec;
   options.program = std::filesystem::read_symlink("/proc/self/exe", ec).string();
@@ -245,10 +254,11 @@ std::vector<std::unique_ptr<agent::LspClient>> start_servers(const AgentCommand 
     options.settings["runner"] = *c.runner;
   }
   options.request_timeout = c.loop.benchmark_timeout;
-  std::vector<std::unique_ptr<agent::LspClient>> servers;
+  Servers servers;
   for (int i = 0; i < c.loop.jobs; ++i) {
-    servers.push_back(std::make_unique<agent::LspClient>(options));
-    servers.back()->start();
+    servers.owned.push_back(std::make_unique<agent::LspClient>(options));
+    servers.owned.back()->start();
+    servers.clients.push_back(servers.owned.back().get());
   }
   return servers;
 }
@@ -292,14 +302,10 @@ int run_agent(std::span<const std::string> args, Environment &env) {
       options.budget = c.loop.budget;
     agent::EvalSummary summary;
     try {
-      auto servers = start_servers(c);
-      std::vector<agent::LspClient *> clients;
-      for (auto &s : servers)
-        clients.push_back(s.get());
+      Servers servers = start_servers(c);
       std::filesystem::create_directories(c.out_dir, ec);
-      summary = agent::evaluate_tasks(clients, kb, suite.tasks, options, progress);
-      for (auto &s : servers)
-        s->shutdown();
+      summary = agent::evaluate_tasks(servers.clients, kb, suite.tasks, options, progress);
+      servers.shutdown();
     } catch (const std::exception &error) {
       env.err << "argus agent: error: " << error.what() << "\n";
       return kExitErrors;
@@ -321,13 +327,9 @@ int run_agent(std::span<const std::string> args, Environment &env) {
   c.loop.out_dir = c.out_dir;
   agent::OptimizeResult result;
   try {
-    auto servers = start_servers(c);
-    std::vector<agent::LspClient *> clients;
-    for (auto &s : servers)
-      clients.push_back(s.get());
-    result = agent::optimize(clients, kb, c.loop, progress);
-    for (auto &s : servers)
-      s->shutdown();
+    Servers servers = start_servers(c);
+    result = agent::optimize(servers.clients, kb, c.loop, progress);
+    servers.shutdown();
   } catch (const std::exception &error) {
     env.err << "argus agent: error: " << error.what() << "\n";
     return kExitErrors;

@@ -1,5 +1,6 @@
 // `argus agent optimize`: optimize.h.
 #include "argus/agent/optimize.h"
+#include "argus/agent/text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,15 +18,6 @@ namespace argus::agent {
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string &text) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::istringstream in(text);
-  while (std::getline(in, line))
-    lines.push_back(line);
-  return lines;
-}
 
 // A module constant: `NAME = 123` at the start of a line (a comment may follow).
 const std::regex kConstant(R"(^([A-Z][A-Z0-9_]*)(\s*=\s*)([0-9]+)(\s*(#.*)?)$)");

@@ -2,6 +2,7 @@
 // model far fewer tokens than the whole file, and a diff that does not apply
 // is refused here, before the server sees anything.
 #include "argus/agent/llm_proposer.h"
+#include "argus/agent/text.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -9,15 +10,6 @@
 namespace argus::agent {
 
 namespace {
-
-std::vector<std::string> split_lines(const std::string &text) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::istringstream in(text);
-  while (std::getline(in, line))
-    lines.push_back(line);
-  return lines;
-}
 
 struct Hunk {
   long old_start = 0; // 1-based, as the header says (0: an empty file)
@@ -61,7 +53,7 @@ std::optional<size_t> locate(const std::vector<std::string> &lines, const Hunk &
 
 std::optional<std::string> apply_unified_diff(const std::string &text, const std::string &diff) {
   std::vector<Hunk> hunks;
-  for (const std::string &raw : split_lines(diff)) {
+  for (const std::string &raw : lines_of(diff)) {
     const std::string line =
         !raw.empty() && raw.back() == '\r' ? raw.substr(0, raw.size() - 1) : raw;
     long start = 0;
@@ -85,7 +77,7 @@ std::optional<std::string> apply_unified_diff(const std::string &text, const std
   }
   if (hunks.empty())
     return std::nullopt;
-  std::vector<std::string> lines = split_lines(text);
+  std::vector<std::string> lines = lines_of(text);
   size_t from = 0;
   for (const Hunk &hunk : hunks) {
     if (hunk.old_lines.empty() && hunk.new_lines.empty())
