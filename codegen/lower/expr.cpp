@@ -19,6 +19,30 @@ using sema::TypeKind;
 
 namespace {
 
+// An operand of a C++ comparison: parenthesised when it holds, outside
+// parentheses, an operator that binds less tightly than `==` and `<` (`&`,
+// `^`, `|`, `?:`), as the printer writes `j % 8` for a non-negative j:
+// `j & 7 == 7` would compare 7 == 7 first.
+std::string comparison_operand(const std::string &text) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(' || c == '[')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
+    else if (depth == 0 && (c == '^' || c == '?' ||
+                            ((c == '&' || c == '|') && (i + 1 >= text.size() || text[i + 1] != c) &&
+                             (i == 0 || text[i - 1] != c))))
+      return "(" + text + ")";
+  }
+  return text;
+}
+
+} // namespace
+
+namespace {
+
 bool is_int_like_type(const Type *t) {
   if (!t)
     return false;
@@ -509,8 +533,9 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
         k = lt->scalar;
       else if (const Type *rt = type_of(r); rt && rt->kind == TypeKind::Scalar)
         k = rt->scalar;
-      const std::string part =
-          "(" + expr(l, k) + " " + ast::to_string(e.compare_ops[i]) + " " + expr(r, k) + ")";
+      const std::string part = "(" + comparison_operand(expr(l, k)) + " " +
+                               ast::to_string(e.compare_ops[i]) + " " +
+                               comparison_operand(expr(r, k)) + ")";
       out = out.empty() ? part : out + " && " + part;
     }
     return e.compare_ops.size() == 1 ? out : "(" + out + ")";

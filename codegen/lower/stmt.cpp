@@ -497,6 +497,12 @@ void Lowerer::stmt(const Stmt &s) {
     line("return " + expr(*s.value, k) + ";");
     return;
   }
+  case StmtKind::Break:
+    line("break;");
+    return;
+  case StmtKind::Continue:
+    line("continue;");
+    return;
   case StmtKind::Pass:
     return;
   case StmtKind::Error:

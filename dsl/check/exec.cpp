@@ -235,6 +235,17 @@ void Machine::exec(const Stmt &s, Mask &m) {
     }
     std::fill(m.begin(), m.end(), 0);
     break;
+  case StmtKind::Break:
+  case StmtKind::Continue:
+    if (exits_.empty()) {
+      not_interpreted(s.range, "break or continue outside a loop");
+      break;
+    }
+    for (size_t i = 0; i < m.size(); ++i)
+      if (m[i])
+        (s.kind == StmtKind::Break ? exits_.back().broken : exits_.back().continued)[i] = 1;
+    std::fill(m.begin(), m.end(), 0);
+    break;
   case StmtKind::Pass:
     break;
   case StmtKind::Error:
@@ -275,10 +286,12 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
   Value current = start;
   current.tags.clear();
   loops_.push_back(LoopFrame{s.target->name, var});
+  exits_.push_back(LoopExit{Mask(m.size(), 0), Mask(m.size(), 0)});
+  Mask left(m.size(), 0); // lanes that broke out of this loop
   for (int64_t iteration = 0; !stopped_; ++iteration) {
     Mask active(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i) {
-      if (!m[i])
+      if (!m[i] || left[i])
         continue;
       const int64_t st = step.at(i);
       active[i] = st > 0 ? current.at(i) < stop.at(i) : st < 0 ? current.at(i) > stop.at(i) : 0;
@@ -292,9 +305,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     env_[var] = current;
     Mask body = active;
     exec_body(s.body, body);
-    for (size_t i = 0; i < m.size(); ++i)
-      if (active[i] && !body[i])
-        m[i] = 0; // returned
+    leave_body(active, body, m, left);
     if (current.uniform && step.uniform) {
       current.ints[0] += step.at(0);
     } else {
@@ -303,11 +314,29 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
         current.ints[i] += step.at(i);
     }
   }
+  exits_.pop_back();
   loops_.pop_back();
+}
+
+// After one iteration's body: a lane that broke out leaves the loop (and
+// stays in `m`), one that continued goes on, any other that left returned.
+void Machine::leave_body(const Mask &active, const Mask &body, Mask &m, Mask &left) {
+  LoopExit &exit = exits_.back();
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (active[i] && !body[i]) {
+      if (exit.broken[i])
+        left[i] = 1;
+      else if (!exit.continued[i])
+        m[i] = 0; // returned
+    }
+    exit.broken[i] = exit.continued[i] = 0;
+  }
 }
 
 void Machine::while_loop(const Stmt &s, Mask &m) {
   Mask active = m;
+  Mask left(m.size(), 0);
+  exits_.push_back(LoopExit{Mask(m.size(), 0), Mask(m.size(), 0)});
   for (int64_t iteration = 0; any(active) && !stopped_; ++iteration) {
     if (iteration >= options_.unroll_bound) {
       bounded_loops_.emplace_back(s.range, "while");
@@ -318,12 +347,12 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
       break;
     Mask body = active;
     exec_body(s.body, body);
+    leave_body(active, body, m, left);
     for (size_t i = 0; i < m.size(); ++i)
-      if (active[i] && !body[i]) {
-        m[i] = 0;
-        active[i] = 0;
-      }
+      if (!m[i] || left[i])
+        active[i] = 0; // returned or broke out
   }
+  exits_.pop_back();
 }
 
 Value Machine::call_device(const sema::FunctionInfo &fn, const Expr &call, const Mask &m) {

@@ -219,6 +219,13 @@ struct LoopFrame {
   const Symbol *symbol = nullptr;
 };
 
+// The lanes that left the innermost loop's body this iteration by `break`
+// (they leave the loop) or `continue` (they go on with the next iteration);
+// a lane that left the body otherwise returned.
+struct LoopExit {
+  Mask broken, continued;
+};
+
 class Machine {
 public:
   Machine(const CheckedFile &file, const sema::FunctionInfo &kernel, const CheckerOptions &options);
@@ -267,6 +274,7 @@ public:
   std::vector<Site> sites_;
   std::map<std::pair<uint32_t, uint32_t>, int32_t> site_ids_;
   std::vector<LoopFrame> loops_;
+  std::vector<LoopExit> exits_; // one per for/while loop being run (also while loops)
   int64_t epoch_ = 0;
   int64_t steps_ = 0;
   int64_t block_cells_ = 0;
@@ -439,6 +447,7 @@ public:
   void assign_fragment_element(const ast::Expr &base_e, const Value &base,
                                const std::vector<Value> &idx, const ast::Expr &target,
                                const Value &v, const Mask &m);
+  void leave_body(const Mask &active, const Mask &body, Mask &m, Mask &left);
   void for_loop(const ast::Stmt &s, Mask &m);
   void while_loop(const ast::Stmt &s, Mask &m);
   Value call_device(const sema::FunctionInfo &fn, const ast::Expr &call, const Mask &m);

@@ -124,6 +124,8 @@ public:
     walk(kernel_.function->body, path);
     if (barriers_ > 0 && conditional_return_)
       barrier_unmodeled(*conditional_return_, "a kernel that may return before a barrier");
+    if (barriers_ > 0 && loop_exit_)
+      barrier_unmodeled(*loop_exit_, "a loop that threads may leave early (break or continue)");
     add_content_facts();
     return std::move(queries_);
   }
@@ -955,6 +957,13 @@ private:
         if (!path.empty() || blocked_ > 0)
           conditional_return_ = &s;
         break;
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        // The accesses after it are over-approximated (as if every thread
+        // ran them), but barrier epochs would not be: threads that leave a
+        // loop early pass fewer barriers.
+        loop_exit_ = &s;
+        break;
       default:
         break;
       }
@@ -997,6 +1006,7 @@ private:
   int64_t barriers_ = 0;
   int epochs_named_ = 0;
   const Stmt *conditional_return_ = nullptr;
+  const Stmt *loop_exit_ = nullptr; // a break or continue
   std::string barriers_unmodeled_;
   int blocked_ = 0;
   int loops_named_ = 0;

@@ -142,6 +142,7 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     env_ = params_env;
     start_block();
     loops_.clear();
+    exits_.clear();
     Mask m = all;
     exec_body(fn.body, m);
     ++blocks_run_;

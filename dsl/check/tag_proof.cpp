@@ -248,6 +248,12 @@ private:
       if (s.target && s.target->kind == ExprKind::Name && s.value && reads_memory(*s.value))
         tainted_loops_.insert(prover_.symbol(*s.target));
       break;
+    case StmtKind::Break:
+    case StmtKind::Continue:
+      // A write after it in the loop may not run: the witness iteration of
+      // an accumulator and the writes that reach a read are not modelled.
+      refuse("a loop left early (break or continue)", s);
+      break;
     default:
       break;
     }

@@ -890,6 +890,12 @@ void Lowerer::lower_statement(TSNode node, std::vector<ast::StmtPtr> &out) {
   case Sym::WhileStatement:
     stmt = lower_while(node);
     break;
+  case Sym::BreakStatement:
+    stmt = make_stmt(ast::StmtKind::Break, range_of(node));
+    break;
+  case Sym::ContinueStatement:
+    stmt = make_stmt(ast::StmtKind::Continue, range_of(node));
+    break;
   case Sym::ExpressionStatement:
   case Sym::ReturnStatement:
   case Sym::PassStatement:

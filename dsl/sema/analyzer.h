@@ -135,6 +135,7 @@ private:
   SemaResult &result_;
   std::unordered_map<std::string, Symbol *> globals_;
   FunctionScope *scope_ = nullptr;
+  int loop_depth_ = 0; // for/while loops around the statement being checked
   std::unordered_map<const ast::Function *, FunctionScope> scopes_;
   // Names bound while checking a @bench expression (its sizes).
   const std::map<std::string, int64_t> *bench_sizes_ = nullptr;

@@ -130,13 +130,24 @@ void Analyzer::check_stmt(const Stmt &stmt) {
             : Range{stmt.range.begin, Position{stmt.range.begin.line, stmt.range.begin.column + 5}},
         "while loops are discouraged: the checker cannot bound them; use for ... in range(...)");
     check_condition(*stmt.value);
+    ++loop_depth_;
     check_block(stmt.body);
+    --loop_depth_;
     return;
   case StmtKind::For:
+    ++loop_depth_;
     check_for(stmt);
+    --loop_depth_;
     return;
   case StmtKind::Return:
     check_return(stmt);
+    return;
+  case StmtKind::Break:
+  case StmtKind::Continue:
+    if (loop_depth_ == 0)
+      error(codes::kUnsupportedStatement, stmt.range,
+            std::string(stmt.kind == StmtKind::Break ? "break" : "continue") +
+                " outside a loop: it leaves the innermost for or while loop of its function");
     return;
   case StmtKind::Pass:
   case StmtKind::Error:

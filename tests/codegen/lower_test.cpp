@@ -82,6 +82,28 @@ TEST(Lower, GeneratedCodeGivesTheDeviceCompilerNothingToWarnAbout) {
   EXPECT_EQ(device.find("if (((i"), std::string::npos) << device;
 }
 
+TEST(Lower, BreakAndContinueLeaveTheInnermostLoop) {
+  const LowerResult r = lower_text("@kernel(grid=1, block=64)\n"
+                                   "def prefix(X: Tensor((64,), f32), Y: Tensor((64,), f32)):\n"
+                                   "    t = thread_id()\n"
+                                   "    acc: f32 = 0.0\n"
+                                   "    for j in range(0, 64):\n"
+                                   "        if j > t:\n"
+                                   "            break\n"
+                                   "        if j % 8 == 7:\n"
+                                   "            continue\n"
+                                   "        acc += X[j]\n"
+                                   "    Y[t] = acc\n",
+                                   GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok) << r.source;
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "      break;\n");
+  EXPECT_CONTAINS(device, "      continue;\n");
+  // `j % 8` of a non-negative j prints as `j & 7`, which binds less tightly
+  // than `==`: it was emitted as `j & 7 == 7` (that is, j & 1).
+  EXPECT_CONTAINS(device, "if ((j & 7) == 7) {");
+}
+
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
   const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
   const std::string device = device_part(r.source);

@@ -686,10 +686,6 @@ void expect_unsupported(const Unsupported &c, const std::string &construct_data 
 TEST(Lower, UnsupportedStatements) {
   const std::string E0201(codes::kUnsupportedStatement);
   const std::vector<Unsupported> cases = {
-      {"    for i in range(4):\n        break\n", E0201,
-       "break statements are not supported in Argus kernels", 3},
-      {"    for i in range(4):\n        continue\n", E0201, "continue statements are not supported",
-       3},
       {"    class C:\n        pass\n", E0201, "classes are not supported in Argus kernels"},
       {"    import math\n", E0201, "imports are not supported"},
       {"    from math import sqrt\n", E0201, "imports are not supported"},
@@ -715,7 +711,21 @@ TEST(Lower, UnsupportedStatements) {
   };
   for (const Unsupported &c : cases)
     expect_unsupported(c);
-  expect_unsupported({"    break\n", E0201, "break"}, "break statement");
+}
+
+// break and continue are statements of their own (sema checks that a loop
+// encloses them, the checker and the code generator run them).
+TEST(Lower, BreakAndContinue) {
+  const Lowered file(in_kernel("    for i in range(4):\n"
+                               "        if i == 2:\n"
+                               "            continue\n"
+                               "        break\n"));
+  EXPECT_TRUE(file.diagnostics().empty()) << file.dump();
+  const auto &body = file.body();
+  ASSERT_EQ(body.size(), 1u);
+  ASSERT_EQ(body[0]->body.size(), 2u);
+  EXPECT_EQ(body[0]->body[0]->body.at(0)->kind, StmtKind::Continue);
+  EXPECT_EQ(body[0]->body[1]->kind, StmtKind::Break);
 }
 
 TEST(Lower, UnsupportedStatementRangeIsTheHeader) {

@@ -267,6 +267,23 @@ TEST(Sema, ShuffleLanesFitTheWarpOfEveryTarget) {
     EXPECT_NE(f.code, "E0603") << dump(amd);
 }
 
+TEST(Sema, BreakAndContinueNeedALoop) {
+  const auto found = diagnose("@kernel(grid=1, block=32)\n"
+                              "def k(C: Tensor((32,), f32)):\n"
+                              "    t = thread_id()\n"
+                              "    for i in range(4):\n"
+                              "        if i == t:\n"
+                              "            break\n"
+                              "        continue\n"
+                              "    if t == 0:\n"
+                              "        break\n"
+                              "    C[t] = 0.0\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0201");
+  EXPECT_EQ(found[0].line, 9u);
+  EXPECT_NE(found[0].message.find("break outside a loop"), std::string::npos);
+}
+
 TEST(Sema, AssumeOnlyInKernelsAndRecorded) {
   CheckedFile file = check_source("t.argus",
                                   "@kernel(grid=1, block=32)\n"

@@ -96,6 +96,8 @@ enum class StmtKind {
   For,       // for target in value: body
   While,     // while value: body
   Return,    // return [value]
+  Break,     // break (innermost loop)
+  Continue,  // continue (innermost loop)
   Pass,
   Error,
 };
