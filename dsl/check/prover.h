@@ -827,7 +827,21 @@ private:
       accesses_[i].epoch = accesses_[i].epoch.substitute(from, to);
   }
 
+  // Whether every path through `body` leaves it by return, break or continue.
+  static bool always_exits(const std::vector<ast::StmtPtr> &body) {
+    if (body.empty())
+      return false;
+    const Stmt &last = *body.back();
+    if (last.kind == StmtKind::Return || last.kind == StmtKind::Break ||
+        last.kind == StmtKind::Continue)
+      return true;
+    return last.kind == StmtKind::If && always_exits(last.body) && always_exits(last.orelse);
+  }
+
   void walk(const std::vector<ast::StmtPtr> &body, std::vector<z3::expr> &path) {
+    // Conditions of the branches that left the block (`if i >= N: return`):
+    // the statements after them run only where they did not hold.
+    size_t guards = 0;
     for (const auto &sp : body) {
       const Stmt &s = *sp;
       if (hook_)
@@ -875,6 +889,10 @@ private:
           --blocked_;
         if (reads)
           path_reads_.pop_back();
+        if (c && always_exits(s.body) != always_exits(s.orelse)) {
+          path.push_back(always_exits(s.body) ? !*c : *c);
+          ++guards;
+        }
         break;
       }
       case StmtKind::For: {
@@ -968,6 +986,8 @@ private:
         break;
       }
     }
+    for (; guards > 0; --guards)
+      path.pop_back(); // z3::expr has no default constructor: no resize
   }
 
   const sema::SemaResult &sema_;
