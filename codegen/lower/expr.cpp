@@ -19,11 +19,13 @@ using sema::TypeKind;
 
 namespace {
 
-// An operand of a C++ comparison: parenthesised when it holds, outside
-// parentheses, an operator that binds less tightly than `==` and `<` (`&`,
-// `^`, `|`, `?:`), as the printer writes `j % 8` for a non-negative j:
-// `j & 7 == 7` would compare 7 == 7 first.
-std::string comparison_operand(const std::string &text) {
+// An operand of a C++ operator that binds more tightly than `&` (a
+// comparison, unary `!`, `-`, `~`, arithmetic): parenthesised when it holds,
+// outside parentheses, an operator that binds less tightly (`&`, `^`, `|`,
+// `?:`), as the integer printer writes `j % 8` for a non-negative j:
+// `j & 7 == 7` would compare 7 == 7 first, `!j & 7` negate j first. The
+// printer's text stays bare where nothing binds around it (`u = j & 7;`).
+std::string tight_operand(const std::string &text) {
   int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -489,14 +491,14 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
       const ast::Expr &operand = *e.operands[0];
       if (operand.kind == ExprKind::Name && operand.name == "inf" && !symbol_of(operand))
         return literal_float(-INFINITY, kind);
-      return "(-" + expr(operand, kind) + ")";
+      return "(-" + tight_operand(expr(operand, kind)) + ")";
     }
     case ast::UnaryOp::Pos:
       return expr(*e.operands[0], kind);
     case ast::UnaryOp::Not:
-      return "(!" + expr(*e.operands[0]) + ")";
+      return "(!" + tight_operand(expr(*e.operands[0])) + ")";
     case ast::UnaryOp::Invert:
-      return "(~" + expr(*e.operands[0], kind) + ")";
+      return "(~" + tight_operand(expr(*e.operands[0], kind)) + ")";
     }
     return "0";
   }
@@ -504,8 +506,8 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
     if (is_signed_int(kind) && e.binary_op != BinaryOp::Div)
       return cpp(iexpr(e));
     const bool shift = e.binary_op == BinaryOp::Shl || e.binary_op == BinaryOp::Shr;
-    const std::string a = expr(*e.operands[0], kind);
-    const std::string b = shift ? expr(*e.operands[1]) : expr(*e.operands[1], kind);
+    const std::string a = tight_operand(expr(*e.operands[0], kind));
+    const std::string b = tight_operand(shift ? expr(*e.operands[1]) : expr(*e.operands[1], kind));
     switch (e.binary_op) {
     case BinaryOp::FloorDiv:
       return "(" + a + " / " + b + ")"; // unsigned: floor == truncation
@@ -533,9 +535,9 @@ std::string Lowerer::expr(const Expr &e, std::optional<ScalarKind> want) {
         k = lt->scalar;
       else if (const Type *rt = type_of(r); rt && rt->kind == TypeKind::Scalar)
         k = rt->scalar;
-      const std::string part = "(" + comparison_operand(expr(l, k)) + " " +
-                               ast::to_string(e.compare_ops[i]) + " " +
-                               comparison_operand(expr(r, k)) + ")";
+      const std::string part = "(" + tight_operand(expr(l, k)) + " " +
+                               ast::to_string(e.compare_ops[i]) + " " + tight_operand(expr(r, k)) +
+                               ")";
       out = out.empty() ? part : out + " && " + part;
     }
     return e.compare_ops.size() == 1 ? out : "(" + out + ")";

@@ -315,6 +315,15 @@ const std::unordered_map<std::string, Server::RequestHandler> &Server::request_t
       s.reply(id, result(s, *s.current_check(text_document_uri(params)), params));
     };
   };
+  // Rename and its preparation: an answer or the error it explains.
+  const auto on_navigation = [](auto answer_of) -> RequestHandler {
+    return [answer_of](Server &s, const json &id, const json &params) {
+      const NavigationAnswer answer =
+          answer_of(*s.current_check(text_document_uri(params)), params, s.encoding_);
+      answer.error_code ? s.reply_error(id, answer.error_code, answer.error_message)
+                        : s.reply(id, answer.result);
+    };
+  };
   static const std::unordered_map<std::string, RequestHandler> table = {
       {"initialize",
        [](Server &s, const json &id, const json &params) {
@@ -364,20 +373,8 @@ const std::unordered_map<std::string, Server::RequestHandler> &Server::request_t
        on_check([](Server &s, const CheckedFile &file, const json &params) {
          return references_result(file, params, s.encoding_);
        })},
-      {"textDocument/prepareRename",
-       [](Server &s, const json &id, const json &params) {
-         const NavigationAnswer answer = prepare_rename_result(
-             *s.current_check(text_document_uri(params)), params, s.encoding_);
-         answer.error_code ? s.reply_error(id, answer.error_code, answer.error_message)
-                           : s.reply(id, answer.result);
-       }},
-      {"textDocument/rename",
-       [](Server &s, const json &id, const json &params) {
-         const NavigationAnswer answer =
-             rename_result(*s.current_check(text_document_uri(params)), params, s.encoding_);
-         answer.error_code ? s.reply_error(id, answer.error_code, answer.error_message)
-                           : s.reply(id, answer.result);
-       }},
+      {"textDocument/prepareRename", on_navigation(prepare_rename_result)},
+      {"textDocument/rename", on_navigation(rename_result)},
       {"textDocument/completion",
        on_check([](Server &s, const CheckedFile &file, const json &params) {
          return completion_result(file, params, s.encoding_, CompletionOptions{s.snippet_support_});

@@ -102,6 +102,15 @@ TEST(Lower, BreakAndContinueLeaveTheInnermostLoop) {
   // `j % 8` of a non-negative j prints as `j & 7`, which binds less tightly
   // than `==`: it was emitted as `j & 7 == 7` (that is, j & 1).
   EXPECT_CONTAINS(device, "if ((j & 7) == 7) {");
+  // The same under `not`: `!j & 7` would negate j first.
+  const LowerResult n = lower_text("@kernel(grid=1, block=64)\n"
+                                   "def odd(Y: Tensor((64,), f32)):\n"
+                                   "    t = thread_id()\n"
+                                   "    if not t % 8:\n"
+                                   "        Y[t] = 1.0\n",
+                                   GpuTarget::Sm90);
+  ASSERT_TRUE(n.ok) << n.source;
+  EXPECT_CONTAINS(device_part(n.source), "(!(t & 7))");
 }
 
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
