@@ -666,6 +666,8 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
                                                          : "argus_shfl_down";
     return fn + "(" + v + ", " + o + ")";
   }
+  if (is_atomic(id))
+    return atomic_expr(call);
   if ((id == BuiltinId::AmdBufferLoadX1 || id == BuiltinId::AmdBufferLoadX2 ||
        id == BuiltinId::AmdBufferLoadX4 || id == BuiltinId::AmdDsReadB128) &&
       t && t->kind == TypeKind::Scalar) {
@@ -680,6 +682,31 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
   }
   error(call.range, "cannot lower a call of '" + call.callee().dotted_name() + "' as a value here");
   return "0";
+}
+
+std::string Lowerer::atomic_expr(const Expr &call) {
+  const BuiltinId id = builtin_of(call);
+  const bool cas = id == BuiltinId::AtomicCas;
+  const Expr *place = call_arg(call, 0, "place");
+  const Expr *expected = cas ? call_arg(call, 1, "expected") : nullptr;
+  const Expr *value = call_arg(call, cas ? 2 : 1, "value");
+  auto v = place ? view_of(*place) : std::nullopt;
+  if (!v || !value || (cas && !expected))
+    return "0";
+  mark_written(*v);
+  // The scope was checked by sema to be "block" or "device"; only the word
+  // chooses a helper, nothing of it reaches the source.
+  const Expr *scope = call_arg(call, cas ? 3 : 2, "scope");
+  const bool block = scope && scope->kind == ExprKind::String && scope->name == "block";
+  const ScalarKind dt = v->dtype;
+  auto convert_to = [&](const Expr &x, ScalarKind to) {
+    const ScalarKind from = kind_of(x, to);
+    return convert(expr(x, from), from, to);
+  };
+  std::string out = "argus_" + builtin_name(id) + (block ? "_block" : "") + "(" + address_of(*v);
+  if (cas)
+    out += ", " + convert_to(*expected, dt);
+  return out + ", " + convert_to(*value, dt) + ")";
 }
 
 // ---------------------------------------------------------------------------

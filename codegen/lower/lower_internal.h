@@ -111,6 +111,8 @@ public:
   std::string literal_float(double value, sema::ScalarKind kind) const;
   std::string convert(const std::string &text, sema::ScalarKind from, sema::ScalarKind to) const;
   std::string call_expr(const ast::Expr &call, std::optional<sema::ScalarKind> want);
+  // atomic_add(T[i], v) ...: the prelude's argus_atomic_* on the element's address.
+  std::string atomic_expr(const ast::Expr &call);
   std::string math(BuiltinId id, const std::vector<std::string> &args, sema::ScalarKind kind);
   layout::ExprRef iexpr(const ast::Expr &e);
   // `a op b` on signed integers as a symbolic expression (shared by binary

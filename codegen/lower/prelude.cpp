@@ -96,6 +96,41 @@ template <> __device__ __forceinline__ uint16_t argus_unpack<uint16_t>(uint32_t 
 __device__ __forceinline__ uint32_t argus_smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
+// Atomics (relaxed, as CUDA's atomic*): its 64-bit overloads take long long and
+// unsigned long long, which int64_t and uint64_t need not be.
+// The value's type follows the element's (a literal converts to it).
+template <typename T> struct argus_atomic_word { typedef T type; };
+template <> struct argus_atomic_word<int64_t> { typedef long long type; };
+template <> struct argus_atomic_word<uint64_t> { typedef unsigned long long type; };
+#define ARGUS_ATOMIC(name, fn)                                                   \
+  template <typename T>                                                          \
+  __device__ __forceinline__ T name(T *p, typename argus_atomic_word<T>::type v) { \
+    typedef typename argus_atomic_word<T>::type W;                               \
+    return static_cast<T>(fn(reinterpret_cast<W *>(p), static_cast<W>(v)));     \
+  }
+ARGUS_ATOMIC(argus_atomic_add, atomicAdd)
+ARGUS_ATOMIC(argus_atomic_add_block, atomicAdd_block)
+ARGUS_ATOMIC(argus_atomic_max, atomicMax)
+ARGUS_ATOMIC(argus_atomic_max_block, atomicMax_block)
+ARGUS_ATOMIC(argus_atomic_min, atomicMin)
+ARGUS_ATOMIC(argus_atomic_min_block, atomicMin_block)
+ARGUS_ATOMIC(argus_atomic_exch, atomicExch)
+ARGUS_ATOMIC(argus_atomic_exch_block, atomicExch_block)
+#undef ARGUS_ATOMIC
+template <typename T>
+__device__ __forceinline__ T argus_atomic_cas(T *p, typename argus_atomic_word<T>::type expected,
+                                              typename argus_atomic_word<T>::type v) {
+  typedef typename argus_atomic_word<T>::type W;
+  return static_cast<T>(atomicCAS(reinterpret_cast<W *>(p), static_cast<W>(expected),
+                                  static_cast<W>(v)));
+}
+template <typename T>
+__device__ __forceinline__ T argus_atomic_cas_block(T *p, typename argus_atomic_word<T>::type expected,
+                                                    typename argus_atomic_word<T>::type v) {
+  typedef typename argus_atomic_word<T>::type W;
+  return static_cast<T>(atomicCAS_block(reinterpret_cast<W *>(p), static_cast<W>(expected),
+                                        static_cast<W>(v)));
+}
 )";
 
 const std::string_view kHipPrelude =
@@ -308,6 +343,37 @@ __device__ __forceinline__ argus_u32x2 argus_buffer_load_b64(__amdgpu_buffer_rsr
 __device__ __forceinline__ argus_u32x4 argus_buffer_load_b128(__amdgpu_buffer_rsrc_t r,
                                                               unsigned int offset) {
   return __builtin_amdgcn_raw_buffer_load_b128(r, static_cast<int>(offset), 0, 0);
+}
+// Atomics, relaxed: the agent (device) scope, or the workgroup (block) scope. The
+// value's type follows the element's (a literal converts to it).
+template <typename T> struct argus_same { typedef T type; };
+#define ARGUS_ATOMIC(name, builtin, scope)                                       \
+  template <typename T>                                                          \
+  __device__ __forceinline__ T name(T *p, typename argus_same<T>::type v) {     \
+    return builtin(p, v, __ATOMIC_RELAXED, scope);                               \
+  }
+ARGUS_ATOMIC(argus_atomic_add, __hip_atomic_fetch_add, __HIP_MEMORY_SCOPE_AGENT)
+ARGUS_ATOMIC(argus_atomic_add_block, __hip_atomic_fetch_add, __HIP_MEMORY_SCOPE_WORKGROUP)
+ARGUS_ATOMIC(argus_atomic_max, __hip_atomic_fetch_max, __HIP_MEMORY_SCOPE_AGENT)
+ARGUS_ATOMIC(argus_atomic_max_block, __hip_atomic_fetch_max, __HIP_MEMORY_SCOPE_WORKGROUP)
+ARGUS_ATOMIC(argus_atomic_min, __hip_atomic_fetch_min, __HIP_MEMORY_SCOPE_AGENT)
+ARGUS_ATOMIC(argus_atomic_min_block, __hip_atomic_fetch_min, __HIP_MEMORY_SCOPE_WORKGROUP)
+ARGUS_ATOMIC(argus_atomic_exch, __hip_atomic_exchange, __HIP_MEMORY_SCOPE_AGENT)
+ARGUS_ATOMIC(argus_atomic_exch_block, __hip_atomic_exchange, __HIP_MEMORY_SCOPE_WORKGROUP)
+#undef ARGUS_ATOMIC
+template <typename T>
+__device__ __forceinline__ T argus_atomic_cas(T *p, typename argus_same<T>::type expected,
+                                              typename argus_same<T>::type v) {
+  __hip_atomic_compare_exchange_strong(p, &expected, v, __ATOMIC_RELAXED, __ATOMIC_RELAXED,
+                                       __HIP_MEMORY_SCOPE_AGENT);
+  return expected;
+}
+template <typename T>
+__device__ __forceinline__ T argus_atomic_cas_block(T *p, typename argus_same<T>::type expected,
+                                                    typename argus_same<T>::type v) {
+  __hip_atomic_compare_exchange_strong(p, &expected, v, __ATOMIC_RELAXED, __ATOMIC_RELAXED,
+                                       __HIP_MEMORY_SCOPE_WORKGROUP);
+  return expected;
 }
 )";
 

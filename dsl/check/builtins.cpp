@@ -472,6 +472,12 @@ Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
   case ShuffleUp:
   case ShuffleDown:
     return shuffle(id, call, m);
+  case AtomicAdd:
+  case AtomicMax:
+  case AtomicMin:
+  case AtomicExch:
+  case AtomicCas:
+    return atomic(id, call, m);
   case AsyncCommit:
     async_commit(m);
     return Value{};

@@ -82,6 +82,8 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
       if (idx.back().kind != ValueKind::Data)
         not_interpreted(target.operands[i]->range,
                         "the checker has no integer value for this index");
+      else // a store's index as much as a load's (scatter: Y[idx[t]] = x)
+        check_known(idx.back(), m, target.range, "this index");
     }
     if (base.kind == ValueKind::Data) {
       // An element of a fragment bound to a name (f = ldmatrix(...); f[j] = x).

@@ -83,6 +83,15 @@ void Machine::report_unknown_contents(int16_t id, const Range &at, const std::st
     return;
   Where w;
   w.range = at;
+  if (is_order_taint(id)) {
+    w.origin = content_order_site_[static_cast<size_t>(id)];
+    Violation &v = report("unproven", "atomic-order", w, message, true);
+    if (!v.related.empty()) {
+      v.related.back().message = "the atomic";
+      v.data["origin"]["note"] = "the atomic";
+    }
+    return;
+  }
   w.tensor = content_names_[static_cast<size_t>(id)];
   Violation &v = report("unproven", "contents", w, message, true);
   v.data["tensor"] = w.tensor;
@@ -93,6 +102,13 @@ void Machine::check_known(const Value &v, const Mask &m, const Range &at, const 
   if (id < 0)
     return;
   const std::string &name = content_names_[static_cast<size_t>(id)];
+  if (is_order_taint(id)) {
+    report_unknown_contents(id, at,
+                            what + " depends on " + name +
+                                ", which depends on the order the threads' atomics run in: it was "
+                                "checked only for the order the checker ran them in");
+    return;
+  }
   report_unknown_contents(id, at,
                           what + " depends on the contents of " + name +
                               ", which no assume states: it was checked only with every element "
@@ -132,10 +148,16 @@ void Machine::report_barriers_under(const ast::Stmt &s, int16_t id) {
   barriers_in(sema_, s.orelse, calls);
   const std::string &name = content_names_[static_cast<size_t>(id)];
   for (const ast::Expr *call : calls)
-    report_unknown_contents(id, call->range,
-                            "whether threads reach this barrier depends on the contents of " +
-                                name + ", which no assume states: it was checked only with " +
-                                name + " all zero");
+    if (is_order_taint(id))
+      report_unknown_contents(id, call->range,
+                              "whether threads reach this barrier depends on " + name +
+                                  ", which depends on the order of the threads' atomics: it was "
+                                  "checked for one order only");
+    else
+      report_unknown_contents(id, call->range,
+                              "whether threads reach this barrier depends on the contents of " +
+                                  name + ", which no assume states: it was checked only with " +
+                                  name + " all zero");
 }
 
 } // namespace argus::check::detail

@@ -334,6 +334,10 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
                                    (l.writer != lane && l.write_epoch == epoch_))) {
         if (should_report("race", at))
           report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
+      } else if (int32_t block = -1, thread = -1; atomic_conflict(l, lane, block, thread)) {
+        report_atomic_race("read-atomic", lane, at, b, first + k, block, thread, l.atomic_site,
+                           "read plainly here and updated atomically by ",
+                           "updated atomically here");
       }
       if (!b.grid_reads.empty()) {
         GridReads &g = b.grid_reads[static_cast<size_t>(first + k)];
@@ -437,11 +441,16 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
           viol.data["origin"]["note"] = "read here";
         }
       }
-    } else if (!b.grid_reads.empty()) {
-      const GridReads &g = b.grid_reads[static_cast<size_t>(index)];
-      if (((g.block >= 0 && g.block != block_linear_) || g.other_block >= 0) &&
-          should_report("race", at))
-        report_grid_read_race(where(), b, g);
+    } else if (!b.grid_reads.empty() &&
+               ((b.grid_reads[static_cast<size_t>(index)].block >= 0 &&
+                 b.grid_reads[static_cast<size_t>(index)].block != block_linear_) ||
+                b.grid_reads[static_cast<size_t>(index)].other_block >= 0)) {
+      if (should_report("race", at))
+        report_grid_read_race(where(), b, b.grid_reads[static_cast<size_t>(index)]);
+    } else if (int32_t block = -1, thread = -1; atomic_conflict(l, lane, block, thread)) {
+      report_atomic_race("write-atomic", lane, at, b, index, block, thread, l.atomic_site,
+                         "written plainly here and updated atomically by ",
+                         "updated atomically here");
     }
   }
   if (!b.declared.empty() && tag)

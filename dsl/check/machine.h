@@ -171,6 +171,16 @@ struct CellLog {
   int32_t pending_lane = -1; // an async copy to this cell is in flight
   int32_t pending_site = -1;
   bool many_readers = false;
+  // Atomic updates (atomics.cpp): a thread of atomic_block that made one in
+  // atomic_epoch (and whether others of that block did), and a thread of
+  // another block that made one (blocks run in order, so one is enough).
+  int64_t atomic_epoch = -1;
+  int32_t atomic_block = -1;
+  int32_t atomic_lane = -1;
+  int32_t atomic_site = -1;
+  int32_t atomic_other_block = -1;
+  int32_t atomic_other_lane = -1;
+  bool many_atomic_lanes = false;
 };
 
 // The blocks that read a global cell (the first, and the first other one),
@@ -321,6 +331,14 @@ public:
   // indexes them): a value derived from them that decides an index, a loop
   // bound, a branch or a barrier's reach is a W0901 (contents.cpp).
   std::vector<std::string> content_names_;
+  // Per content_names_ entry: the site of the atomic whose returned value it
+  // is (its order taint), or -1 for a host tensor; and each atomic site's entry.
+  std::vector<int32_t> content_order_site_;
+  std::unordered_map<int32_t, int16_t> order_taints_;
+  bool is_order_taint(int16_t id) const {
+    return static_cast<size_t>(id) < content_order_site_.size() &&
+           content_order_site_[static_cast<size_t>(id)] >= 0;
+  }
   std::set<std::string> stated_tensors_;
   bool has_unknown_contents_ = false;
   void load_contents(Buffer &b, const std::string &name);
@@ -470,6 +488,18 @@ public:
   void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
   void cp_async_places(int64_t bytes, const ast::Expr &call, const Value &dst, const Value &src,
                        const Mask &m);
+
+  // atomics.cpp
+  Value atomic(BuiltinId id, const ast::Expr &call, const Mask &m);
+  void atomic_update(BuiltinId id, const ast::Expr &call, const View &v, const Value &value,
+                     const Value *expected, const Mask &m, Value &out);
+  // A plain access of `lane` that races with an atomic update of the cell;
+  // the other thread (-1: several) and its block.
+  bool atomic_conflict(const CellLog &l, int64_t lane, int32_t &block, int32_t &thread) const;
+  void report_atomic_race(const char *check, int64_t lane, const Range &at, const Buffer &b,
+                          int64_t cell, int32_t block, int32_t thread, int32_t site,
+                          const std::string &what, const char *note);
+  int16_t order_taint(const ast::Expr &call);
 
   // contracts.cpp
   void tag_tensor(const ast::Expr &call, const Mask &m);

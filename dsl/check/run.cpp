@@ -23,6 +23,8 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   buffers_.clear();
   param_buffers_.clear();
   content_names_.clear();
+  content_order_site_.clear();
+  order_taints_.clear();
   has_unknown_contents_ = false;
   stated_tensors_ = stated_tensors(file_, kernel_);
   const ast::Function &fn = *kernel_.function;

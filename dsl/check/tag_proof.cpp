@@ -1101,6 +1101,9 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
       calls.has(BuiltinId::AsyncWait))
     return refuse("the kernel uses hardware intrinsics or async copies, which the proof does "
                   "not model");
+  if (calls.any(is_atomic))
+    return refuse("the kernel updates memory atomically (a write the proof's history does not "
+                  "hold)");
   if (calls.any(is_shuffle))
     return refuse("the kernel moves values between lanes (shuffles), which the proof does not "
                   "model");

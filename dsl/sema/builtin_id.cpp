@@ -126,6 +126,12 @@ bool is_cp_async(BuiltinId id) {
   return id == NvvmCpAsync4 || id == NvvmCpAsync8 || id == NvvmCpAsync16;
 }
 
+bool is_atomic(BuiltinId id) {
+  using enum BuiltinId;
+  return id == AtomicAdd || id == AtomicMax || id == AtomicMin || id == AtomicExch ||
+         id == AtomicCas;
+}
+
 bool is_register_load(BuiltinId id) {
   using enum BuiltinId;
   return id == AmdBufferLoadX1 || id == AmdBufferLoadX2 || id == AmdBufferLoadX4 ||

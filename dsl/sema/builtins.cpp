@@ -330,6 +330,78 @@ Type shuffle_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   return t;
 }
 
+// The element types each atomic has on both targets (CUDA atomic*, HIP's
+// __hip_atomic_*): add on 32/64-bit integers and floats, max/min on integers,
+// exchange and compare-and-swap on 32/64-bit values.
+bool atomic_supports(BuiltinId id, ScalarKind k) {
+  using enum ScalarKind;
+  const bool int32 = k == I32 || k == U32;
+  const bool int64 = k == I64 || k == U64;
+  switch (id) {
+  case BuiltinId::AtomicAdd:
+    return int32 || k == U64 || k == F32 || k == F64;
+  case BuiltinId::AtomicMax:
+  case BuiltinId::AtomicMin:
+    return int32 || int64;
+  case BuiltinId::AtomicExch:
+    return int32 || k == U64 || k == F32;
+  case BuiltinId::AtomicCas:
+    return int32 || k == U64;
+  default:
+    return false;
+  }
+}
+
+// atomic_*(T[i], ...): one element of a global or shared tensor; returns the
+// element's old value.
+template <BuiltinId Id>
+Type atomic_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  const Expr &place = *args.args[0];
+  const Type &pt = args.types[0];
+  const std::string name(builtin_short_name(Id));
+  if (place.kind != ast::ExprKind::Subscript || pt.kind != TypeKind::Scalar) {
+    analyzer.error(codes::kArgumentType, place.range,
+                   name + " needs one element of a tensor as its place, as T[i], got " + pt.str());
+    return Type::unknown();
+  }
+  const Type &base = analyzer.type(*place.operands[0]);
+  if (base.is_tensor() && base.tensor->space == MemorySpace::Local) {
+    analyzer.error(codes::kArgumentType, place.range,
+                   name + " works on global or shared memory; a register array belongs to one "
+                          "thread (use a plain update)");
+    return Type::unknown();
+  }
+  if (!atomic_supports(Id, pt.scalar)) {
+    analyzer.error(codes::kArgumentType, place.range,
+                   name + " has no " + pt.str() + " form on the GPUs Argus targets (" +
+                       (Id == BuiltinId::AtomicAdd ? "i32, u32, u64, f32, f64"
+                        : Id == BuiltinId::AtomicMax || Id == BuiltinId::AtomicMin
+                            ? "i32, u32, i64, u64"
+                        : Id == BuiltinId::AtomicExch ? "i32, u32, u64, f32"
+                                                      : "i32, u32, u64") +
+                       ")");
+    return Type::unknown();
+  }
+  const size_t values = Id == BuiltinId::AtomicCas ? 3 : 2;
+  for (size_t i = 1; i < values; ++i)
+    if (args.args[i] && !assignable(pt, args.types[i])) {
+      analyzer.error(codes::kTypeMismatch, args.args[i]->range,
+                     name + " stores a " + pt.str() + " here, got " + args.types[i].str() +
+                         "; convert explicitly");
+      return Type::unknown();
+    }
+  if (const Expr *scope = args.args[values]) {
+    if (scope->kind != ast::ExprKind::String ||
+        (scope->name != "block" && scope->name != "device")) {
+      analyzer.error(codes::kArgumentType, scope->range,
+                     "scope is \"block\" (the threads of one block) or \"device\" (every "
+                     "block; the default)");
+      return Type::unknown();
+    }
+  }
+  return pt;
+}
+
 Type async_wait_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   const auto n = analyzer.constant(*args.args[0]);
   if (n && *n < 0)
@@ -570,6 +642,40 @@ std::vector<BuiltinSpec> make_table() {
        false,
        "x of lane (lane_id() + delta).",
        shuffle_result},
+      {"",
+       "atomic_add",
+       {{"place", K::Place}, {"value", K::Numeric}, {"scope", K::String, true}},
+       false,
+       "Adds value to the element atomically and returns its old value; scope \"device\" "
+       "(default) or \"block\".",
+       atomic_result<BuiltinId::AtomicAdd>},
+      {"",
+       "atomic_max",
+       {{"place", K::Place}, {"value", K::Integer}, {"scope", K::String, true}},
+       false,
+       "Stores max(element, value) atomically and returns the old value.",
+       atomic_result<BuiltinId::AtomicMax>},
+      {"",
+       "atomic_min",
+       {{"place", K::Place}, {"value", K::Integer}, {"scope", K::String, true}},
+       false,
+       "Stores min(element, value) atomically and returns the old value.",
+       atomic_result<BuiltinId::AtomicMin>},
+      {"",
+       "atomic_exch",
+       {{"place", K::Place}, {"value", K::Numeric}, {"scope", K::String, true}},
+       false,
+       "Stores value atomically and returns the old value.",
+       atomic_result<BuiltinId::AtomicExch>},
+      {"",
+       "atomic_cas",
+       {{"place", K::Place},
+        {"expected", K::Numeric},
+        {"value", K::Numeric},
+        {"scope", K::String, true}},
+       false,
+       "Stores value if the element equals expected, atomically; returns the old value.",
+       atomic_result<BuiltinId::AtomicCas>},
       {"",
        "async_commit",
        {},

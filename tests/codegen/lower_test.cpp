@@ -113,6 +113,44 @@ TEST(Lower, BreakAndContinueLeaveTheInnermostLoop) {
   EXPECT_CONTAINS(device_part(n.source), "(!(t & 7))");
 }
 
+const char *kAtomics = R"(
+@kernel(grid=4, block=64)
+def every(X: Tensor((64,), f32), C: Tensor((4,), i32), U: Tensor((1,), u64), Y: Tensor((4,), i32)):
+    t = thread_id()
+    s = make_shared((1,), i32)
+    if t == 0:
+        s[0] = 0
+    syncthreads()
+    atomic_add(s[0], 1, scope="block")
+    atomic_add(Y[3], 2)
+    atomic_max(C[0], t)
+    atomic_min(C[1], t)
+    atomic_exch(C[2], 7)
+    atomic_add(U[0], u64(1))
+    old = atomic_cas(C[3], 0, t)
+    syncthreads()
+    if t == 0:
+        Y[block_id()] = s[0] + old * 0
+)";
+
+// Atomics lower to the prelude's helpers on the element's address; the place
+// is an output (not const), and both targets compile (gfx942 in process).
+TEST(Lower, AtomicsOnTheElementsAddressForBothTargets) {
+  for (GpuTarget target : {GpuTarget::Sm90, GpuTarget::Gfx942}) {
+    const LowerResult r = lower_text(kAtomics, target);
+    ASSERT_TRUE(r.ok) << r.source;
+    const std::string device = device_part(r.source);
+    EXPECT_CONTAINS(device, "argus_atomic_add_block(&s[0], 1);");
+    EXPECT_CONTAINS(device, "argus_atomic_max(&C[0], t);");
+    EXPECT_CONTAINS(device, "argus_atomic_min(&C[1], t);");
+    EXPECT_CONTAINS(device, "argus_atomic_exch(&C[2], 7);");
+    EXPECT_CONTAINS(device, "int32_t old = argus_atomic_cas(&C[3], 0, t);");
+    EXPECT_NOT_CONTAINS(device, "const int32_t *__restrict__ C");
+    EXPECT_CONTAINS(r.source,
+                    target == GpuTarget::Sm90 ? "atomicCAS_block" : "__hip_atomic_exchange");
+  }
+}
+
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
   const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
   const std::string device = device_part(r.source);

@@ -39,6 +39,7 @@ bool is_matrix_multiply(BuiltinId id);    // nvvm mma, amdgpu mfma
 bool is_ldmatrix(BuiltinId id);
 bool is_transposed_ldmatrix(BuiltinId id);
 bool is_cp_async(BuiltinId id);
+bool is_atomic(BuiltinId id);        // atomic_add, atomic_max, atomic_min, atomic_exch, atomic_cas
 bool is_register_load(BuiltinId id); // amdgpu raw_buffer_load_x*, ds_read_b128
 bool is_intrinsic(BuiltinId id);     // nvvm.* or amdgpu.*
 // Statements for the checker only: codegen emits nothing for them.
