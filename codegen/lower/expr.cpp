@@ -668,6 +668,19 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
   }
   if (is_atomic(id))
     return atomic_expr(call);
+  if (is_warp_vote(id)) {
+    // Over the active lanes (a vote under a branch counts the lanes in it).
+    const Expr *p = arg(0, "predicate");
+    const std::string pred = p ? expr(*p, ScalarKind::Bool) : "false";
+    if (cuda)
+      return id == BuiltinId::Ballot
+                 ? "static_cast<uint64_t>(__ballot_sync(__activemask(), " + pred + "))"
+             : id == BuiltinId::AnySync ? "(__any_sync(__activemask(), " + pred + ") != 0)"
+                                        : "(__all_sync(__activemask(), " + pred + ") != 0)";
+    return id == BuiltinId::Ballot    ? "argus_ballot(" + pred + ")"
+           : id == BuiltinId::AnySync ? "(argus_ballot(" + pred + ") != 0)"
+                                      : "(argus_ballot(" + pred + ") == argus_ballot(true))";
+  }
   if ((id == BuiltinId::AmdBufferLoadX1 || id == BuiltinId::AmdBufferLoadX2 ||
        id == BuiltinId::AmdBufferLoadX4 || id == BuiltinId::AmdDsReadB128) &&
       t && t->kind == TypeKind::Scalar) {

@@ -628,9 +628,11 @@ LowerResult Lowerer::run() {
     d.severity = Severity::Warning;
     d.code = std::string(codes::kKernelSkipped);
     d.range = info.function->name_range;
-    d.message = "kernel '" + info.function->name + "' uses " +
-                (info.target == sema::Target::Sm90 ? "nvvm.* intrinsics (sm90 only)"
-                                                   : "amdgpu.* intrinsics (gfx942 only)") +
+    d.message = "kernel '" + info.function->name + "' " +
+                (info.declared_target != sema::Target::Any
+                     ? "is declared for " + std::string(sema::to_string(info.target))
+                 : info.target == sema::Target::Sm90 ? "uses nvvm.* intrinsics (sm90 only)"
+                                                     : "uses amdgpu.* intrinsics (gfx942 only)") +
                 "; it is not part of the " + std::string(target_name(target_)) + " artifact";
     diagnostics_.push_back(d);
   }

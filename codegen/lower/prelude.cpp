@@ -344,6 +344,13 @@ __device__ __forceinline__ argus_u32x4 argus_buffer_load_b128(__amdgpu_buffer_rs
                                                               unsigned int offset) {
   return __builtin_amdgcn_raw_buffer_load_b128(r, static_cast<int>(offset), 0, 0);
 }
+// Warps: a wavefront runs in lockstep; syncwarp() orders its lanes' memory accesses.
+__device__ __forceinline__ void argus_syncwarp() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+__device__ __forceinline__ uint64_t argus_ballot(bool p) { return __builtin_amdgcn_ballot_w64(p); }
 // Atomics, relaxed: the agent (device) scope, or the workgroup (block) scope. The
 // value's type follows the element's (a literal converts to it).
 template <typename T> struct argus_same { typedef T type; };

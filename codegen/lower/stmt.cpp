@@ -340,6 +340,16 @@ void Lowerer::stmt(const Stmt &s) {
     const bool cuda = target_ == GpuTarget::Sm90;
     if (id == BuiltinId::Syncthreads) {
       line("__syncthreads();");
+    } else if (id == BuiltinId::Syncwarp) {
+      line(cuda ? "__syncwarp();" : "argus_syncwarp();");
+    } else if (id == BuiltinId::Threadfence) {
+      const Expr *scope = call_arg(e, 0, "scope");
+      const bool block = scope && scope->kind == ExprKind::String && scope->name == "block";
+      if (cuda)
+        line(block ? "__threadfence_block();" : "__threadfence();");
+      else
+        line(block ? "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, \"workgroup\");"
+                   : "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, \"agent\");");
     } else if (id == BuiltinId::AsyncCommit) {
       if (cuda)
         line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");

@@ -63,7 +63,12 @@ bool Machine::atomic_conflict(const CellLog &l, int64_t lane, int32_t &block,
     thread = l.atomic_other_lane;
     return true;
   }
-  if (l.atomic_epoch == epoch_ && (l.many_atomic_lanes || l.atomic_lane != lane)) {
+  const bool unordered_atomic =
+      l.many_atomic_lanes ? l.atomic_epoch == epoch_ &&
+                                (l.many_atomic_warps || warp_of(l.atomic_lane) != warp_of(lane) ||
+                                 l.atomic_warp_epoch == warp_epoch(lane))
+                          : unordered(l.atomic_epoch, l.atomic_warp_epoch, l.atomic_lane, lane);
+  if (unordered_atomic) {
     block = l.atomic_block;
     thread = l.atomic_lane != lane ? l.atomic_lane : -1;
     return true;
@@ -150,13 +155,12 @@ void Machine::atomic_update(BuiltinId id, const Expr &call, const View &v, const
       report_atomic_race(
           "atomic-async", lane, call.range, b, index, block_linear_, l.pending_lane, l.pending_site,
           "updated atomically while an async copy to it is in flight, by ", "the async copy");
-    } else if (l.writer >= 0 &&
-               (l.writer_block != block_linear_ || (l.writer != lane && l.write_epoch == epoch_))) {
+    } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
+                                 unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
       report_atomic_race("atomic-write", lane, call.range, b, index, l.writer_block, l.writer,
                          c.write_site, "updated atomically here and written plainly by ",
                          "written here");
-    } else if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
-               (l.many_readers || l.reader != lane)) {
+    } else if (reads_unordered(l, lane)) {
       report_atomic_race("atomic-read", lane, call.range, b, index, block_linear_,
                          l.reader != lane ? l.reader : -1, l.read_site,
                          "updated atomically here and read plainly by ", "read here");
@@ -207,9 +211,13 @@ void Machine::atomic_update(BuiltinId id, const Expr &call, const View &v, const
       l.atomic_epoch = epoch_;
       l.atomic_site = site;
       l.many_atomic_lanes = false;
+      l.many_atomic_warps = false;
     } else if (l.atomic_lane != lane) {
       l.many_atomic_lanes = true;
+      if (warp_of(l.atomic_lane) != warp_of(lane))
+        l.many_atomic_warps = true;
     }
+    l.atomic_warp_epoch = warp_epoch(lane);
   }
 }
 

@@ -301,6 +301,78 @@ void Machine::syncthreads(const Expr &call, const Mask &m) {
   ++epoch_;
 }
 
+// Every existing lane of a warp that reaches syncwarp() must reach it (the
+// full mask); the warps that did are ordered from here on.
+void Machine::syncwarp(const Expr &call, const Mask &m) {
+  for (int64_t first = 0; first < lanes_; first += warp_size_) {
+    const int64_t end = std::min(lanes_, first + warp_size_);
+    int64_t inside = -1, outside = -1;
+    for (int64_t lane = first; lane < end; ++lane) {
+      int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
+      if (slot < 0)
+        slot = lane;
+    }
+    if (inside < 0)
+      continue;
+    warp_epoch_[static_cast<size_t>(warp_of(first))] += 1;
+    if (outside >= 0 && should_report("barrier-divergence", call.range)) {
+      Where w;
+      w.lane = inside;
+      w.range = call.range;
+      Violation &v = report("barrier-divergence", "syncwarp", w,
+                            "syncwarp() is reached by " + thread_text(inside) + " but not by " +
+                                thread_text(outside) +
+                                " of the same warp: every lane of a warp must reach it");
+      v.data["missing_thread"] = thread_json(outside);
+    }
+  }
+}
+
+// ballot / any_sync / all_sync over the active lanes of each warp: every
+// lane of a warp gets the same result; its tag joins the predicates' tags.
+Value Machine::warp_vote(BuiltinId id, const Expr &call, const Mask &m) {
+  if (call.arg_count() < 1)
+    return Value{};
+  Value p = data(call.arg(0), m);
+  if (p.kind != ValueKind::Data) {
+    not_interpreted(call.range, "the checker has no value for this vote's predicate");
+    return Value{};
+  }
+  const Mask truth_of = truth(p, m);
+  Value out = make_data(id == BuiltinId::Ballot ? ScalarKind::U64 : ScalarKind::Bool, 1, false);
+  out.expand(lanes_);
+  const bool tagged = !p.tags.empty();
+  if (tagged)
+    out.tags.assign(out.ints.size(), Tag{});
+  for (int64_t first = 0; first < lanes_; first += warp_size_) {
+    const int64_t end = std::min(lanes_, first + warp_size_);
+    uint64_t bits = 0;
+    int64_t active = 0, yes = 0;
+    Tag tag;
+    for (int64_t lane = first; lane < end; ++lane) {
+      if (!m[static_cast<size_t>(lane)])
+        continue;
+      ++active;
+      if (truth_of[static_cast<size_t>(lane)]) {
+        ++yes;
+        bits |= uint64_t{1} << (lane - first);
+      }
+      if (tagged)
+        tag = join(tag, *p.tag_at(static_cast<size_t>(lane)));
+    }
+    const int64_t result = id == BuiltinId::Ballot    ? static_cast<int64_t>(bits)
+                           : id == BuiltinId::AnySync ? (yes > 0)
+                                                      : (yes == active);
+    for (int64_t lane = first; lane < end; ++lane) {
+      out.ints[static_cast<size_t>(lane)] = result;
+      if (tagged)
+        out.tags[static_cast<size_t>(lane)] = tag;
+    }
+  }
+  carry_contents(out, p, nullptr);
+  return out;
+}
+
 void Machine::async_commit(const Mask &m) {
   for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
     if (!m[lane])
@@ -467,6 +539,18 @@ Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
   case Syncthreads:
     syncthreads(call, m);
     return Value{};
+  case Syncwarp:
+    syncwarp(call, m);
+    return Value{};
+  case Threadfence:
+    // A fence orders this thread's own accesses as other threads see them;
+    // it orders no access of another thread before one of this thread, so
+    // for races it changes nothing (docs/checker.md "Warps").
+    return Value{};
+  case Ballot:
+  case AnySync:
+  case AllSync:
+    return warp_vote(id, call, m);
   case Shuffle:
   case ShuffleXor:
   case ShuffleUp:

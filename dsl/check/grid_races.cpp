@@ -392,6 +392,11 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
                       "does not model";
     return false;
   }
+  if (calls.has(BuiltinId::Syncwarp)) {
+    reach.races_why = "the kernel orders warps with syncwarp(), and the proof's barrier "
+                      "intervals are block-wide";
+    return false;
+  }
   if (calls.any(is_atomic)) {
     // An atomic is a write that races only with plain accesses; the access
     // terms have no such kind.

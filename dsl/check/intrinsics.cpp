@@ -338,8 +338,7 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         CellLog &l = b.log[static_cast<size_t>(idx)];
         // Overwriting what another thread read in this barrier interval is a race now,
         // whenever the copy lands.
-        if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
-            (l.many_readers || l.reader != lane) && should_report("race", call.range)) {
+        if (reads_unordered(l, lane) && should_report("race", call.range)) {
           Where w;
           w.lane = lane;
           w.range = call.range;

@@ -331,7 +331,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         poison = true;
         report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
       } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
-                                   (l.writer != lane && l.write_epoch == epoch_))) {
+                                   unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
         if (should_report("race", at))
           report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
       } else if (int32_t block = -1, thread = -1; atomic_conflict(l, lane, block, thread)) {
@@ -356,6 +356,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         if (l.reader != lane) {
           other_reader = k == 0 && !l.many_readers;
           l.many_readers = true;
+          if (warp_of(l.reader) != warp_of(lane))
+            l.many_reader_warps = true;
         }
       } else {
         first_read = k == 0;
@@ -363,8 +365,10 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         l.reader_block = static_cast<int32_t>(block_linear_);
         l.reader = static_cast<int32_t>(lane);
         l.many_readers = false;
+        l.many_reader_warps = false;
         l.read_site = current_site_;
       }
+      l.read_warp_epoch = warp_epoch(lane);
     } else if (!c.initialized) {
       poison = true;
       report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
@@ -418,11 +422,11 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
         viol.data["other_thread"] = thread_json(l.pending_lane);
       }
     } else if (l.writer >= 0 && !coverage_reports &&
-               (l.writer_block != block_linear_ || (l.writer != lane && l.write_epoch == epoch_))) {
+               (l.writer_block != block_linear_ ||
+                unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
       if (should_report("race", at))
         report_writer_race("write-write", where(), b, l, c.write_site, "written here and by ");
-    } else if (l.reader_block == block_linear_ && l.read_epoch == epoch_ &&
-               (l.many_readers || l.reader != lane)) {
+    } else if (reads_unordered(l, lane)) {
       if (should_report("race", at)) {
         Where w = where();
         w.origin = l.read_site;
@@ -471,6 +475,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
     log->writer = static_cast<int32_t>(lane);
     log->writer_block = static_cast<int32_t>(block_linear_);
     log->write_epoch = epoch_;
+    log->write_warp_epoch = warp_epoch(lane);
     log->writes += 1;
   }
 }
@@ -643,6 +648,7 @@ void Machine::start_block() {
   open_group_.assign(static_cast<size_t>(lanes_), {});
   committed_.assign(static_cast<size_t>(lanes_), {});
   loads_.clear();
+  warp_epoch_.assign(static_cast<size_t>((lanes_ + warp_size_ - 1) / warp_size_), 0);
   ++epoch_;
 }
 

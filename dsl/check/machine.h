@@ -171,6 +171,11 @@ struct CellLog {
   int32_t pending_lane = -1; // an async copy to this cell is in flight
   int32_t pending_site = -1;
   bool many_readers = false;
+  // syncwarp(): the warp epochs (Machine::warp_epoch_) of the last write and
+  // read, and whether readers of this interval were of several warps.
+  int32_t write_warp_epoch = 0;
+  int32_t read_warp_epoch = 0;
+  bool many_reader_warps = false;
   // Atomic updates (atomics.cpp): a thread of atomic_block that made one in
   // atomic_epoch (and whether others of that block did), and a thread of
   // another block that made one (blocks run in order, so one is enough).
@@ -181,6 +186,8 @@ struct CellLog {
   int32_t atomic_other_block = -1;
   int32_t atomic_other_lane = -1;
   bool many_atomic_lanes = false;
+  int32_t atomic_warp_epoch = 0;
+  bool many_atomic_warps = false;
 };
 
 // The blocks that read a global cell (the first, and the first other one),
@@ -286,6 +293,31 @@ public:
   std::vector<LoopFrame> loops_;
   std::vector<LoopExit> exits_; // one per for/while loop being run (also while loops)
   int64_t epoch_ = 0;
+  // syncwarp() count per warp of the current block: two accesses of one warp
+  // in one barrier interval are ordered when a syncwarp() lies between them.
+  std::vector<int32_t> warp_epoch_;
+  int64_t warp_of(int64_t lane) const { return lane / warp_size_; }
+  int32_t warp_epoch(int64_t lane) const {
+    return warp_epoch_.empty() ? 0 : warp_epoch_[static_cast<size_t>(warp_of(lane))];
+  }
+  // An access of `other` (stamped with epoch and warp epoch) and one of
+  // `lane` now, in this block: unordered when no syncthreads() lies between
+  // and, for two lanes of one warp, no syncwarp() either.
+  bool unordered(int64_t epoch, int32_t warp_stamp, int64_t other, int64_t lane) const {
+    return epoch == epoch_ && other != lane &&
+           (warp_of(other) != warp_of(lane) || warp_stamp == warp_epoch(lane));
+  }
+  // The cell's reads of this block and interval that a write by `lane` races with.
+  bool reads_unordered(const CellLog &l, int64_t lane) const {
+    if (l.reader_block != block_linear_ || l.read_epoch != epoch_)
+      return false;
+    if (!l.many_readers)
+      return unordered(l.read_epoch, l.read_warp_epoch, l.reader, lane);
+    // Several readers: exact for readers of other warps; within the warp,
+    // ordered only when the latest read came before the last syncwarp().
+    return l.many_reader_warps || warp_of(l.reader) != warp_of(lane) ||
+           l.read_warp_epoch == warp_epoch(lane);
+  }
   int64_t steps_ = 0;
   int64_t block_cells_ = 0;
   bool stopped_ = false;     // a budget ran out: nothing more is executed
@@ -478,6 +510,8 @@ public:
   Value make_view(const ast::Expr &call, const Mask &m);
   Value shuffle(BuiltinId id, const ast::Expr &call, const Mask &m);
   void syncthreads(const ast::Expr &call, const Mask &m);
+  void syncwarp(const ast::Expr &call, const Mask &m);
+  Value warp_vote(BuiltinId id, const ast::Expr &call, const Mask &m);
   void async_commit(const Mask &m);
   void async_wait(int64_t keep, const Mask &m, const Range &at);
 

@@ -1104,6 +1104,9 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
   if (calls.any(is_atomic))
     return refuse("the kernel updates memory atomically (a write the proof's history does not "
                   "hold)");
+  if (calls.any(is_warp_vote))
+    return refuse("the kernel combines values of a warp's lanes (ballot, any_sync, all_sync), "
+                  "which the proof does not model");
   if (calls.any(is_shuffle))
     return refuse("the kernel moves values between lanes (shuffles), which the proof does not "
                   "model");

@@ -28,6 +28,9 @@ struct FunctionScope {
   // Shuffles whose constant lane (offset, mask) is 32 or more: meaningful in
   // a 64-lane wavefront only (checked once the kernel's target is known).
   std::vector<std::pair<Range, int64_t>> wide_shuffles;
+  // Votes and syncwarp(): their group of lanes is a warp, 32 lanes on sm90
+  // and 64 on gfx942 (checked once the kernel's target is known).
+  std::vector<std::pair<Range, std::string>> warp_groups;
 };
 
 class Analyzer {
@@ -50,6 +53,10 @@ public:
   void note_wide_shuffle(Range range, int64_t lane) {
     if (scope_)
       scope_->wide_shuffles.emplace_back(range, lane);
+  }
+  void note_warp_group(Range range, std::string what) {
+    if (scope_)
+      scope_->warp_groups.emplace_back(range, std::move(what));
   }
   // The builtin a call resolved to (set before its result rule runs).
   BuiltinId builtin_of(const ast::Expr &call) const { return result_.builtin_of(call); }

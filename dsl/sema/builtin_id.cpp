@@ -126,6 +126,11 @@ bool is_cp_async(BuiltinId id) {
   return id == NvvmCpAsync4 || id == NvvmCpAsync8 || id == NvvmCpAsync16;
 }
 
+bool is_warp_vote(BuiltinId id) {
+  using enum BuiltinId;
+  return id == Ballot || id == AnySync || id == AllSync;
+}
+
 bool is_atomic(BuiltinId id) {
   using enum BuiltinId;
   return id == AtomicAdd || id == AtomicMax || id == AtomicMin || id == AtomicExch ||

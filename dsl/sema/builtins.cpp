@@ -402,6 +402,31 @@ Type atomic_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   return pt;
 }
 
+// threadfence(scope=...): "block" or "device".
+Type fence_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  if (const Expr *scope = args.args[0])
+    if (scope->kind != ast::ExprKind::String || (scope->name != "block" && scope->name != "device"))
+      analyzer.error(codes::kArgumentType, scope->range,
+                     "scope is \"block\" (orders this thread's accesses for its block) or "
+                     "\"device\" (for every block; the default)");
+  return Type::void_type();
+}
+
+Type ballot_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
+  analyzer.note_warp_group(call.range, "ballot");
+  return Type::scalar_of(ScalarKind::U64);
+}
+
+template <BuiltinId Id> Type vote_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
+  analyzer.note_warp_group(call.range, std::string(builtin_short_name(Id)));
+  return Type::scalar_of(ScalarKind::Bool);
+}
+
+Type syncwarp_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
+  analyzer.note_warp_group(call.range, "syncwarp");
+  return Type::void_type();
+}
+
 Type async_wait_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   const auto n = analyzer.constant(*args.args[0]);
   if (n && *n < 0)
@@ -618,6 +643,39 @@ std::vector<BuiltinSpec> make_table() {
        false,
        "Barrier for all threads of the block; orders shared-memory accesses.",
        void_result},
+      {"",
+       "syncwarp",
+       {},
+       false,
+       "Barrier for the lanes of this warp (gfx942: wavefront); orders their memory accesses. "
+       "Every lane of the warp must reach it.",
+       syncwarp_result},
+      {"",
+       "threadfence",
+       {{"scope", K::String, true}},
+       false,
+       "Memory fence: this thread's earlier writes are seen before its later ones, by the block "
+       "(scope=\"block\") or every block (\"device\", default). Orders, does not synchronize.",
+       fence_result},
+      {"",
+       "ballot",
+       {{"predicate", K::Condition}},
+       false,
+       "Bit i set for each active lane i of this warp whose predicate holds (u64; lanes 32..63 "
+       "exist on gfx942 only).",
+       ballot_result},
+      {"",
+       "any_sync",
+       {{"predicate", K::Condition}},
+       false,
+       "Whether the predicate holds for some active lane of this warp.",
+       vote_result<BuiltinId::AnySync>},
+      {"",
+       "all_sync",
+       {{"predicate", K::Condition}},
+       false,
+       "Whether the predicate holds for every active lane of this warp.",
+       vote_result<BuiltinId::AllSync>},
       {"",
        "shuffle",
        {{"x", K::Numeric}, {"lane", K::Integer}},

@@ -351,6 +351,18 @@ void Analyzer::analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator
       }
       continue;
     }
+    if (keyword.name == "target") {
+      const Expr &v = *keyword.value;
+      if (v.kind != ExprKind::String || (v.name != "sm90" && v.name != "gfx942")) {
+        error(codes::kArgumentType, v.range,
+              "target is \"sm90\" or \"gfx942\" (without it, a kernel that uses no nvvm.* or "
+              "amdgpu.* intrinsic is built for both)");
+      } else {
+        info.declared_target = v.name == "sm90" ? Target::Sm90 : Target::Gfx942;
+        info.declared_target_range = v.range;
+      }
+      continue;
+    }
     const auto policies = known_policies();
     if (std::find(policies.begin(), policies.end(), keyword.name) == policies.end()) {
       Diagnostic &d =
@@ -566,6 +578,7 @@ void Analyzer::check_recursion_and_targets() {
     std::vector<const ast::Function *> work{info.function};
     std::set<std::string> namespaces;
     std::vector<std::pair<Range, int64_t>> wide_shuffles;
+    std::vector<std::pair<Range, std::string>> warp_groups;
     Range first_use[2];
     bool has_use[2] = {false, false};
     int64_t shared = 0;
@@ -581,6 +594,7 @@ void Analyzer::check_recursion_and_targets() {
       }
       shared += s.info ? s.info->shared_bytes : 0;
       wide_shuffles.insert(wide_shuffles.end(), s.wide_shuffles.begin(), s.wide_shuffles.end());
+      warp_groups.insert(warp_groups.end(), s.warp_groups.begin(), s.warp_groups.end());
       for (const auto &[callee, site] : s.calls) {
         if (reached.insert(callee).second)
           work.push_back(callee);
@@ -597,6 +611,33 @@ void Analyzer::check_recursion_and_targets() {
       d.related.push_back({first_use[1], "amdgpu intrinsic used here"});
     }
     info.target = has_use[0] ? Target::Sm90 : has_use[1] ? Target::Gfx942 : Target::Any;
+    if (info.declared_target != Target::Any) {
+      const int other = info.declared_target == Target::Sm90 ? 1 : 0;
+      if (has_use[other]) {
+        Diagnostic &d =
+            error(codes::kMixedTargets, info.declared_target_range,
+                  "kernel '" + info.function->name + "' is declared for " +
+                      to_string(info.declared_target) + " but uses " +
+                      (other == 1 ? "amdgpu.* (gfx942)" : "nvvm.* (sm90)") + " intrinsics");
+        d.related.push_back({first_use[other], "intrinsic used here"});
+      }
+      info.target = info.declared_target;
+    }
+    // A vote or syncwarp() groups the lanes of a warp: 32 on sm90, 64 on
+    // gfx942. With more than 32 threads in a block the groups differ, so a
+    // kernel built for both targets would mean two things.
+    const int64_t threads = info.block[0] * info.block[1] * info.block[2];
+    if (info.target == Target::Any && threads > 32)
+      for (const auto &[range, what] : warp_groups)
+        if (wide_reported.insert({range.begin.line, range.begin.column}).second)
+          error(codes::kArgumentType, range,
+                what + " works on the lanes of a warp: 32 on sm90, 64 on gfx942, and kernel '" +
+                    info.function->name +
+                    "' is built for both (it uses no nvvm.* or amdgpu.* "
+                    "intrinsic) with " +
+                    std::to_string(threads) +
+                    " threads per block, so its groups differ; declare one target "
+                    "(@kernel(..., target=\"sm90\")) or use a block of at most 32 threads");
     // A warp is 32 lanes on sm90, a wavefront 64 on gfx942: a lane of 32 or
     // more reads the thread's own value on one and the other half on the other.
     if (info.target != Target::Gfx942)

@@ -151,6 +151,36 @@ TEST(Lower, AtomicsOnTheElementsAddressForBothTargets) {
   }
 }
 
+// Votes over the active lanes, syncwarp and fences: CUDA's warp intrinsics with
+// __activemask(), gfx942's wavefront ballot and fences by scope.
+TEST(Lower, WarpVotesSyncwarpAndFences) {
+  const char *source = R"(
+@kernel(grid=1, block=32)
+def votes(Y: Tensor((32,), u64), B: Tensor((32,), i32)):
+    t = thread_id()
+    syncwarp()
+    Y[t] = ballot(t < 3)
+    B[t] = i32(any_sync(t < 3)) * 2 + i32(all_sync(t < 5))
+    threadfence()
+    threadfence(scope="block")
+)";
+  const std::string cuda = device_part(lower_text(source, GpuTarget::Sm90).source);
+  EXPECT_CONTAINS(cuda, "__syncwarp();");
+  EXPECT_CONTAINS(cuda, "static_cast<uint64_t>(__ballot_sync(__activemask(), (t < 3)))");
+  EXPECT_CONTAINS(cuda, "__any_sync(__activemask(), (t < 3)) != 0");
+  EXPECT_CONTAINS(cuda, "__all_sync(__activemask(), (t < 5)) != 0");
+  EXPECT_CONTAINS(cuda, "__threadfence();");
+  EXPECT_CONTAINS(cuda, "__threadfence_block();");
+  const LowerResult hip = lower_text(source, GpuTarget::Gfx942);
+  ASSERT_TRUE(hip.ok) << hip.source;
+  const std::string amd = device_part(hip.source);
+  EXPECT_CONTAINS(amd, "argus_syncwarp();");
+  EXPECT_CONTAINS(amd, "argus_ballot((t < 3))");
+  EXPECT_CONTAINS(amd, "(argus_ballot((t < 5)) == argus_ballot(true))");
+  EXPECT_CONTAINS(amd, "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, \"agent\");");
+  EXPECT_CONTAINS(amd, "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, \"workgroup\");");
+}
+
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
   const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
   const std::string device = device_part(r.source);

@@ -34,6 +34,7 @@ std::span<const BuiltinId> all_builtin_ids();
 bool is_launch_coordinate(BuiltinId id); // thread_id ... warp_id
 bool is_unary_math(BuiltinId id);        // exp, exp2, log, log2, sqrt, rsqrt, tanh
 bool is_shuffle(BuiltinId id);
+bool is_warp_vote(BuiltinId id);          // ballot, any_sync, all_sync
 bool is_tensor_constructor(BuiltinId id); // make_shared, make_local, full
 bool is_matrix_multiply(BuiltinId id);    // nvvm mma, amdgpu mfma
 bool is_ldmatrix(BuiltinId id);

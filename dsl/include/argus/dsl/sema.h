@@ -68,8 +68,10 @@ struct FunctionInfo {
   std::map<std::string, int64_t> policies;    // known policies with their value
   std::vector<const ast::Expr *> assumptions; // each condition of each assume(...)
   std::vector<BenchInfo> benches;
-  Target target = Target::Any; // from the intrinsics used
-  int64_t shared_bytes = 0;    // static shared memory
+  Target target = Target::Any;          // @kernel(target=...), else from the intrinsics used
+  Target declared_target = Target::Any; // @kernel(target="sm90"|"gfx942")
+  Range declared_target_range;
+  int64_t shared_bytes = 0; // static shared memory
 };
 
 struct SemaResult {
