@@ -1126,6 +1126,22 @@ void Lowerer::intrinsic_statement(const Expr &call) {
       return;
     mark_written(*dst);
     const std::string cache = bytes == "16" ? "cg" : "ca";
+    const Expr *valid = call_arg(call, 2, "valid");
+    if (valid) {
+      // src-size 0 zero-fills the destination and reads nothing; the address
+      // is then the tensor's base, never an index past its end.
+      const std::string base = buffers_[static_cast<size_t>(src->buffer)].name;
+      line("{");
+      line("  const bool argus_valid = " + expr(*valid, ScalarKind::Bool) + ";");
+      line("  asm volatile(\"cp.async." + cache + ".shared.global [%0], [%1], " + bytes +
+           ", %2;\\n\"");
+      line("               :: \"r\"(argus_smem_addr(" + address_of(*dst) +
+           ")), \"l\"(argus_valid ? static_cast<const void *>(" + address_of(*src) +
+           ") : static_cast<const void *>(" + base + ")), \"r\"(argus_valid ? " + bytes + " : 0)");
+      line("               : \"memory\");");
+      line("}");
+      return;
+    }
     line("asm volatile(\"cp.async." + cache + ".shared.global [%0], [%1], " + bytes + ";\\n\"");
     line("             :: \"r\"(argus_smem_addr(" + address_of(*dst) + ")), \"l\"(" +
          address_of(*src) + ")");

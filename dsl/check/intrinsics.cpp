@@ -274,11 +274,29 @@ Value Machine::ldmatrix(BuiltinId id, const Expr &call, const Mask &m) {
 void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
   if (call.arg_count() < 2)
     return;
-  cp_async_places(bytes, call, eval(call.arg(0), m), eval(call.arg(1), m), m);
+  // valid=False: src-size 0, the source is not read (its index may be out of
+  // bounds) and the destination is filled with zeros.
+  const ast::Keyword *valid_keyword = call.keyword("valid");
+  const Expr *valid = valid_keyword          ? valid_keyword->value.get()
+                      : call.arg_count() > 2 ? &call.arg(2)
+                                             : nullptr;
+  Mask reads = m, zeros(m.size(), 0);
+  if (valid) {
+    const Mask holds = condition(*valid, m, nullptr, "whether this copy reads its source");
+    for (size_t lane = 0; lane < m.size(); ++lane) {
+      reads[lane] = m[lane] && holds[lane];
+      zeros[lane] = m[lane] && !holds[lane];
+    }
+  }
+  const Value dst = eval(call.arg(0), m);
+  if (any(reads))
+    cp_async_places(bytes, call, dst, eval(call.arg(1), reads), reads, false);
+  if (any(zeros))
+    cp_async_places(bytes, call, dst, Value{}, zeros, true);
 }
 
 void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_place,
-                              const Value &src_place, const Mask &m) {
+                              const Value &src_place, const Mask &m, bool zero_fill) {
   // Per thread: a choice of views is copied for each view's threads.
   for (const Value *p : {&dst_place, &src_place})
     if (p->kind == ValueKind::Choice) {
@@ -286,20 +304,20 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         Mask mk = alternative_mask(*p, k, m);
         if (any(mk))
           cp_async_places(bytes, call, p == &dst_place ? p->items[k] : dst_place,
-                          p == &src_place ? p->items[k] : src_place, mk);
+                          p == &src_place ? p->items[k] : src_place, mk, zero_fill);
       }
       return;
     }
-  if (dst_place.kind != ValueKind::View || src_place.kind != ValueKind::View) {
+  if (dst_place.kind != ValueKind::View || (!zero_fill && src_place.kind != ValueKind::View)) {
     not_interpreted(call.range, "the checker has no view for an operand of this copy");
     return;
   }
-  const Value &dst = dst_place, &src = src_place;
-  const View &d = *dst.view;
-  const View &s = *src.view;
-  const int64_t n = std::max<int64_t>(1, bytes / dtype_bytes(s.dtype));
-  if (buffers_[static_cast<size_t>(s.buffer)].space == MemorySpace::Global)
-    lint_global_access(s, m, call.range, false);
+  const View &d = *dst_place.view;
+  const View *s = zero_fill ? nullptr : src_place.view.get();
+  const ScalarKind element = s ? s->dtype : d.dtype;
+  const int64_t n = std::max<int64_t>(1, bytes / dtype_bytes(element));
+  if (s && buffers_[static_cast<size_t>(s->buffer)].space == MemorySpace::Global)
+    lint_global_access(*s, m, call.range, false);
   if (buffers_[static_cast<size_t>(d.buffer)].space == MemorySpace::Shared)
     lint_shared_access(d, m, call.range, bytes);
   const int32_t site = site_of(call.range);
@@ -308,7 +326,7 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
   if (b.log.empty())
     return; // not shared memory (the front end allows only shared destinations)
   // Elements narrower than the destination's cells land in their own bytes.
-  const int64_t element_bytes = dtype_bytes(s.dtype);
+  const int64_t element_bytes = dtype_bytes(element);
   if (element_bytes < b.cell_bytes && !refine(d.buffer, element_bytes))
     return;
   const int64_t span = std::max<int64_t>(1, element_bytes / b.cell_bytes);
@@ -317,8 +335,9 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
       continue;
     for (int64_t e = 0; e < n; ++e) {
       Tag t;
+      t.zero = zero_fill;
       int64_t value = 0;
-      if (!read_element(s, lane, e, call.range, t, value))
+      if (s && !read_element(*s, lane, e, call.range, t, value))
         continue;
       const int64_t byte = element_byte_offset(d, lane, e);
       const int64_t first = cell_index(b, byte);

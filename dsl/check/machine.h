@@ -58,6 +58,9 @@ struct Tag {
   // Derived from an integer the host wrote (Machine::content_names_), whose
   // value the checker does not know: -1 when none.
   int16_t contents = -1;
+  // Zeros a predicated copy wrote in place of its source (valid=False): no
+  // fields, and an assertion on it says so. A join is zero only if both are.
+  bool zero = false;
   Tag() { field.fill(kAbsent); }
   bool empty() const;
 };
@@ -73,6 +76,7 @@ inline Tag join(const Tag &a, const Tag &b) {
   out.origin = a.origin >= 0 ? a.origin : b.origin;
   out.poison = a.poison || b.poison;
   out.contents = a.contents >= 0 ? a.contents : b.contents;
+  out.zero = a.zero && b.zero;
   return out;
 }
 std::string field_text(int64_t v); // "⊤" / "absent" / the number
@@ -520,8 +524,9 @@ public:
   Value matrix_multiply(BuiltinId id, const ast::Expr &call, const Mask &m);
   Value ldmatrix(BuiltinId id, const ast::Expr &call, const Mask &m);
   void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
+  // zero_fill: a predicated copy's lanes whose `valid` is false (no source; zeros land).
   void cp_async_places(int64_t bytes, const ast::Expr &call, const Value &dst, const Value &src,
-                       const Mask &m);
+                       const Mask &m, bool zero_fill);
 
   // atomics.cpp
   Value atomic(BuiltinId id, const ast::Expr &call, const Mask &m);

@@ -670,6 +670,25 @@ private:
         epoch_ = epoch_ + 1;
         ++barriers_;
       }
+      // A predicated copy reads its source only where `valid` holds.
+      const ast::Keyword *valid_keyword = e.keyword("valid");
+      const Expr *valid = valid_keyword       ? valid_keyword->value.get()
+                          : e.arg_count() > 2 ? &e.arg(2)
+                                              : nullptr;
+      if (is_cp_async(callee) && valid) {
+        scan(*valid, path);
+        std::vector<z3::expr> guarded = path;
+        const auto c = terms_.boolean(*valid);
+        if (!c)
+          ++blocked_;
+        else
+          guarded.push_back(*c);
+        for (size_t i = 0; i < 2 && i < e.arg_count(); ++i)
+          scan(e.arg(i), guarded);
+        if (!c)
+          --blocked_;
+        return;
+      }
       const bool annotation = callee == BuiltinId::Tag || callee == BuiltinId::AssertCovered ||
                               callee == BuiltinId::ResetTags || callee == BuiltinId::View;
       for (const auto &op : e.operands)

@@ -83,6 +83,8 @@ std::string Machine::tag_text(const Tag &t) const {
     s += (first ? "" : ", ") + field_names_[i] + ": " + field_text(t.field[i]);
     first = false;
   }
+  if (t.zero && first)
+    return "{} (zeros of a predicated copy with valid=False)";
   return s + "}";
 }
 

@@ -841,9 +841,11 @@ std::vector<BuiltinSpec> make_table() {
         {"nvvm",
          names[index],
          {{"dst", K::Place, false, bytes_in(MemorySpace::Shared, bytes)},
-          {"src", K::Place, false, bytes_in(MemorySpace::Global, bytes)}},
+          {"src", K::Place, false, bytes_in(MemorySpace::Global, bytes)},
+          {"valid", K::Condition, true}},
          false,
-         "cp.async.ca.shared.global: copies bytes from global to shared memory asynchronously.",
+         "cp.async.ca.shared.global: copies bytes from global to shared memory asynchronously. "
+         "With valid=False the source is not read and dst is filled with zeros (src-size 0).",
          void_result});
   }
   // amdgpu (gfx942).

@@ -291,6 +291,20 @@ TEST(Lower, NvvmIntrinsicsAsInlinePtx) {
   EXPECT_NOT_CONTAINS(device, "assert_tag");
 }
 
+// A predicated cp.async: src-size 0 when invalid, with the tensor's base as
+// the address (the row past the end is never formed into a read).
+TEST(Lower, PredicatedCopyZeroFillsThroughSourceSize) {
+  const std::string path =
+      std::string(ARGUS_SOURCE_DIR) + "/tests/checker/corpus/predicated_copy_ok.argus";
+  const LowerResult r = lower(test::check_file(path), GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok) << r.source;
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "const bool argus_valid = ");
+  EXPECT_CONTAINS(device, "cp.async.cg.shared.global [%0], [%1], 16, %2;");
+  EXPECT_CONTAINS(device, "argus_valid ? static_cast<const void *>(");
+  EXPECT_CONTAINS(device, ") : static_cast<const void *>(X)), \"r\"(argus_valid ? 16 : 0)");
+}
+
 TEST(Lower, AmdgpuIntrinsicsAsBuiltins) {
   const LowerResult r = lower_text(R"(
 @kernel(grid=1, block=64, waves_per_eu=2)
