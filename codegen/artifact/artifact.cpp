@@ -116,6 +116,7 @@ nlohmann::json bench_json(const LowerResult &lowered) {
         sizes[name] = value;
       nlohmann::json j = {{"kernel", k.name}, {"sizes", sizes}};
       j["reference"] = b.reference.empty() ? nlohmann::json() : nlohmann::json(b.reference);
+      j["before"] = b.before;
       j["flops"] = b.flops_value ? nlohmann::json(*b.flops_value) : nlohmann::json();
       j["bytes"] = b.bytes_value ? nlohmann::json(*b.bytes_value) : nlohmann::json();
       if (b.flops)

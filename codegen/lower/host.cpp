@@ -470,6 +470,7 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
       }
     }
     bm.reference = bench.reference;
+    bm.before = bench.before;
     if (bench.flops) {
       bm.flops = python(*bench.flops);
       bm.flops_value = evaluate_simple(*bench.flops, context, values);
@@ -494,12 +495,15 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
       return v ? std::to_string(*v) + ".0" : std::string("0.0");
     };
     std::ostringstream bench_info;
-    // {kernel, reference, nsizes, size_names, size_values, flops, bytes}
+    std::string before; // kernel names (identifiers), comma-separated
+    for (const std::string &k : bm.before)
+      before += (before.empty() ? "" : ",") + k;
+    // {kernel, reference, nsizes, size_names, size_values, flops, bytes, before}
     bench_info << "    {" << c_string(kname) << ", "
                << (bench.reference.empty() ? "NULL" : c_string(bench.reference)) << ", "
                << bm.sizes.size() << ", argus_bench_names_" << suffix << ", argus_bench_values_"
-               << suffix << ", " << count(bm.flops_value) << ", " << count(bm.bytes_value)
-               << "},\n";
+               << suffix << ", " << count(bm.flops_value) << ", " << count(bm.bytes_value) << ", "
+               << (before.empty() ? "NULL" : c_string(before)) << "},\n";
     bench_infos_.push_back(bench_info.str());
     meta.benches.push_back(bm);
     ++bench_index;

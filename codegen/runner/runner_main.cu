@@ -167,6 +167,8 @@ struct Plan {
   const ArgusKernelInfo *kernel = nullptr;
   std::vector<std::pair<std::string, double>> sizes;
   std::string reference;
+  // The @bench's before= kernels, launched in order before `kernel` every time.
+  std::vector<const ArgusKernelInfo *> before;
   // The @bench's flops= / bytes= (0: not given), valid at its own sizes.
   double flops = 0, bytes = 0;
   std::vector<std::pair<std::string, double>> bench_sizes;
@@ -177,6 +179,26 @@ const ArgusKernelInfo *find_kernel(const ArtifactInfo &info, const std::string &
     if (info.kernels[i].name && name == info.kernels[i].name)
       return &info.kernels[i];
   return nullptr;
+}
+
+// The names of a bench's before= list ("a,b"), in order.
+std::vector<std::string> before_names(const char *list) {
+  std::vector<std::string> out;
+  if (!list)
+    return out;
+  std::string item;
+  for (const char *c = list;; ++c) {
+    if (*c == ',' || *c == 0) {
+      if (!item.empty())
+        out.push_back(item);
+      item.clear();
+      if (*c == 0)
+        break;
+    } else {
+      item += *c;
+    }
+  }
+  return out;
 }
 
 ArtifactInfo load_artifact() {
@@ -206,6 +228,10 @@ ArtifactInfo load_artifact() {
         (bi.nsizes > 0 && (!bi.size_names || !bi.size_values)))
       fail("bench #" + std::to_string(b) +
            " of the artifact is malformed or names no kernel of it");
+    for (const std::string &name : before_names(bi.before))
+      if (!find_kernel(*info, name))
+        fail("bench #" + std::to_string(b) + " runs '" + name +
+             "' before its kernel, which is not a kernel of the artifact");
   }
   return result;
 }
@@ -220,6 +246,8 @@ std::vector<Plan> make_plans(const ArtifactInfo &info, const ar::Options &o) {
       p.sizes.emplace_back(b.size_names[i] ? b.size_names[i] : "", double(b.size_values[i]));
     p.bench_sizes = p.sizes;
     p.reference = b.reference ? b.reference : "";
+    for (const std::string &name : before_names(b.before))
+      p.before.push_back(find_kernel(info, name));
     p.flops = b.flops;
     p.bytes = b.bytes;
     return p;
@@ -245,6 +273,7 @@ std::vector<Plan> make_plans(const ArtifactInfo &info, const ar::Options &o) {
       if (o.kernel == info.benches[b].kernel) { // its first @bench: reference, flops, bytes
         Plan bp = from_bench(info.benches[b]);
         p.reference = bp.reference;
+        p.before = bp.before;
         p.flops = bp.flops;
         p.bytes = bp.bytes;
         p.bench_sizes = bp.bench_sizes;
@@ -403,6 +432,20 @@ int launch(const ArgusKernelInfo &k, const std::vector<ArgusArg> &args, std::str
   return rc;
 }
 
+// One launch of a bench's sequence: its before= kernels in order, then `k`
+// (a refusal or failure of any of them is the sequence's).
+int launch_sequence(const Plan &plan, const ArgusKernelInfo &k, const std::vector<ArgusArg> &args,
+                    std::string &message) {
+  for (const ArgusKernelInfo *b : plan.before) {
+    const int rc = launch(*b, args, message);
+    if (rc != 0) {
+      message = std::string(b->name) + " (run before " + k.name + "): " + message;
+      return rc;
+    }
+  }
+  return launch(k, args, message);
+}
+
 bool same_signature(const ArgusKernelInfo &a, const ArgusKernelInfo &b) {
   if (a.nparams != b.nparams)
     return false;
@@ -539,7 +582,11 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
   // The kernel first: a refusal needs no reference.
   set_stage("launch");
   std::string message;
-  const int rc = launch(k, set.args, message);
+  for (const ArgusKernelInfo *b : plan.before)
+    if (b->nparams != k.nparams)
+      fail(std::string("the kernel ") + b->name + " run before " + k.name +
+           " has another parameter list");
+  const int rc = launch_sequence(plan, k, set.args, message);
   if (rc == kLaunchAssumeFailed || rc == kLaunchInvalidArgument) {
     if (!o.expect_refusal)
       fail("the launcher refused (code " + std::to_string(rc) + "): " + message);
@@ -612,7 +659,7 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
     r.input_sets = nsets;
     auto timed_launch = [&](int i) {
       std::string msg;
-      const int code = launch(k, sets[size_t(i % nsets)].args, msg);
+      const int code = launch_sequence(plan, k, sets[size_t(i % nsets)].args, msg);
       if (code != 0)
         fail("the launcher failed while timing (code " + std::to_string(code) + "): " + msg);
     };

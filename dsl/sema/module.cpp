@@ -481,6 +481,37 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
       }
       continue;
     }
+    if (keyword.name == "before") {
+      const Expr &v = *keyword.value;
+      std::vector<const Expr *> names;
+      if (v.kind == ExprKind::Tuple)
+        for (const auto &op : v.operands)
+          names.push_back(op.get());
+      else
+        names.push_back(&v);
+      for (const Expr *name : names) {
+        const FunctionInfo *target =
+            name->kind == ExprKind::Name ? result_.function_info(name->name) : nullptr;
+        if (name->kind == ExprKind::Name)
+          if (const Symbol *s = lookup(name->name))
+            result_.references[name] = s;
+        if (!target || target->role != FunctionRole::Kernel) {
+          error(codes::kInvalidBench, name->range,
+                "before= names kernels of this file, launched before '" + info.function->name +
+                    "' each time it runs: before=zero_out or before=(k1, k2)");
+        } else if (target == &info) {
+          error(codes::kInvalidBench, name->range, "a kernel cannot run before itself");
+        } else if (const std::string why = signature_difference(*target, info); !why.empty()) {
+          // The runner launches the sequence on one set of buffers and sizes.
+          error(codes::kInvalidBench, name->range,
+                "'" + name->name + "' must take the same parameters as '" + info.function->name +
+                    "' to run before it: " + why);
+        } else {
+          bench.before.push_back(name->name);
+        }
+      }
+      continue;
+    }
     const Symbol *param = nullptr;
     for (const Symbol *p : info.params)
       if (p && p->name == keyword.name)
@@ -491,7 +522,7 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
       error(codes::kInvalidBench, keyword.name_range,
             "unknown @bench key '" + keyword.name + "'; sizes name integer parameters of '" +
                 info.function->name + "' (" + scalar_names +
-                "); other keys: reference, flops, bytes");
+                "); other keys: reference, before, flops, bytes");
       continue;
     }
     const auto value = constant(*keyword.value);

@@ -237,6 +237,28 @@ TEST(Sema, BenchReferencesTheRunnerCanRun) {
   EXPECT_NE(found[1].message.find("no builtin 'attention' reference yet"), std::string::npos);
 }
 
+// before= names kernels the runner launches first on the same buffers: each
+// must be a kernel of the file with the same parameters, never the kernel itself.
+TEST(Sema, BenchBeforeKernelsTakeTheSameParameters) {
+  const auto found = diagnose("@kernel(grid=1, block=32)\n"
+                              "def zero(C: Tensor((M, M), f32), M: i32):\n"
+                              "    C[0, 0] = 0.0\n"
+                              "@kernel(grid=1, block=32)\n"
+                              "def other(C: Tensor((M,), f32), M: i32):\n"
+                              "    C[0] = 0.0\n"
+                              "@bench(M=64, reference=zero, before=(zero, other, k, nothing))\n"
+                              "@kernel(grid=1, block=32)\n"
+                              "def k(C: Tensor((M, M), f32), M: i32):\n"
+                              "    atomic_add(C[0, 0], 1.0)\n");
+  ASSERT_EQ(found.size(), 3u) << dump(found);
+  EXPECT_NE(found[0].message.find("'other' must take the same parameters as 'k'"),
+            std::string::npos);
+  EXPECT_NE(found[1].message.find("cannot run before itself"), std::string::npos);
+  EXPECT_NE(found[2].message.find("before= names kernels of this file"), std::string::npos);
+  for (const auto &d : found)
+    EXPECT_EQ(d.code, "E0704");
+}
+
 // A warp is 32 lanes on sm90 and a wavefront 64 on gfx942: a constant lane of
 // 32 or more is an error unless the kernel is gfx942's alone (an amdgpu.*
 // intrinsic), and a @device function's shuffle is reported once.

@@ -14,7 +14,7 @@ static const ArgusKernelInfo c_kernels[] = {{"copy", 3, c_params}};
 static const char *const c_size_names[] = {"N"};
 static const int64_t c_size_values[] = {1000};
 static const ArgusBenchInfo c_benches[] = {
-    {"copy", "copy_ref", 1, c_size_names, c_size_values, 0.0, 8000.0}};
+    {"copy", "copy_ref", 1, c_size_names, c_size_values, 0.0, 8000.0, NULL}};
 
 int test_artifact_kernels(const ArgusKernelInfo **out);
 int test_artifact_benches(const ArgusBenchInfo **out);

@@ -37,6 +37,7 @@ struct ParamMeta {
 struct BenchMeta {
   std::vector<std::pair<std::string, int64_t>> sizes; // in parameter order
   std::string reference;                              // kernel name, builtin name, or empty
+  std::vector<std::string> before;                    // kernels launched first, in order
   std::optional<std::string> flops;                   // Python-syntax expressions
   std::optional<std::string> bytes;
   std::optional<int64_t> flops_value; // evaluated at `sizes` when possible

@@ -50,6 +50,9 @@ struct BenchInfo {
   Range range;
   std::map<std::string, int64_t> sizes; // scalar parameter → value
   std::string reference;                // a kernel of this file or a builtin reference
+  // Kernels of this file (same parameters) launched before this one, in order,
+  // every time it runs and inside its timing: before=(zero_out, pass1).
+  std::vector<std::string> before;
   const ast::Expr *flops = nullptr;
   const ast::Expr *bytes = nullptr;
 };

@@ -41,6 +41,10 @@ typedef struct {
   const int64_t *size_values;
   double flops; /* 0 when not given */
   double bytes; /* 0 when not given */
+  /* Kernels of this artifact with the same parameters, comma-separated,
+   * launched in order before `kernel` each time it runs (and timed with it);
+   * NULL when none. */
+  const char *before;
 } ArgusBenchInfo;
 
 typedef struct {
