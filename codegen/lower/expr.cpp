@@ -578,10 +578,14 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
     const sema::FunctionInfo *callee = sema_.function_info(target.device->name);
     std::string out = cpp_name(target.device->name) + "(";
     for (size_t i = 0; i < call.arg_count(); ++i) {
+      const sema::Symbol *param = callee && i < callee->params.size() ? callee->params[i] : nullptr;
+      if (param && param->type.is_tensor()) {
+        out += (i ? ", " : "") + device_tensor_argument(call.arg(i), *target.device, i);
+        continue;
+      }
       std::optional<ScalarKind> pk;
-      if (callee && i < callee->params.size() && callee->params[i] &&
-          callee->params[i]->type.kind == TypeKind::Scalar)
-        pk = callee->params[i]->type.scalar;
+      if (param && param->type.kind == TypeKind::Scalar)
+        pk = param->type.scalar;
       out += (i ? ", " : "") + expr(call.arg(i), pk);
     }
     return out + ")";
@@ -695,6 +699,29 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
   }
   error(call.range, "cannot lower a call of '" + call.callee().dotted_name() + "' as a value here");
   return "0";
+}
+
+// A tensor passed to a @device function: the function sees a row-major
+// tensor of its parameter's shape at a pointer, so the argument must be a
+// contiguous row-major view (of any buffer: global, shared or registers),
+// unswizzled; its address is passed. The checker follows any view (it runs
+// the body on the caller's values); this is the code generator's limit.
+std::string Lowerer::device_tensor_argument(const Expr &arg, const ast::Function &callee,
+                                            size_t index) {
+  auto v = view_of(arg);
+  if (!v)
+    return "nullptr";
+  const Buffer &b = buffers_[static_cast<size_t>(v->buffer)];
+  if (b.swizzle || !v->tile.empty() || !contiguous(*v)) {
+    error(arg.range, "a tensor passed to @device function '" + callee.name +
+                         "' must be a contiguous row-major view without swizzle (the function "
+                         "sees its parameter's row-major shape at one address)");
+    return "nullptr";
+  }
+  if (auto it = device_writes_.find(&callee);
+      it != device_writes_.end() && index < it->second.size() && it->second[index])
+    mark_written(*v);
+  return address_of(*v);
 }
 
 std::string Lowerer::atomic_expr(const Expr &call) {

@@ -466,8 +466,16 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
     if (p->type.is_tensor()) {
       const Buffer &b = buffers_[static_cast<size_t>(param_buffers_[p])];
       const std::string t = type_name(b.dtype, target_);
-      params.push_back((b.written ? "" : "const ") + t + " *__restrict__ " + name);
+      // A @device function's tensors may alias (a caller can pass one tensor
+      // twice, or a shared array): no __restrict__ there.
+      params.push_back((b.written ? "" : "const ") + t + (kernel ? " *__restrict__ " : " *") +
+                       name);
       launch_params.push_back((b.written ? "" : "const ") + t + " *" + name);
+      if (!kernel) {
+        auto &writes = device_writes_[info.function];
+        writes.resize(info.params.size(), false);
+        writes[i] = b.written;
+      }
     } else if (p->type.kind == TypeKind::Scalar) {
       params.push_back(type_name(p->type.scalar, target_) + " " + name);
       launch_params.push_back(type_name(p->type.scalar, target_) + " " + name);

@@ -77,6 +77,9 @@ public:
   bool fast_math_ = false;
   std::deque<Buffer> buffers_;
   std::unordered_map<const sema::Symbol *, int> param_buffers_;
+  // Per @device function (emitted before its callers): which tensor
+  // parameters it stores into, so a call marks the caller's buffer written.
+  std::unordered_map<const ast::Function *, std::vector<bool>> device_writes_;
   std::unordered_map<const sema::Symbol *, View> views_;
   std::unordered_map<const sema::Symbol *, LocalDecl> decls_;
   std::unordered_map<const sema::Symbol *, layout::Interval> facts_;
@@ -113,6 +116,8 @@ public:
   std::string call_expr(const ast::Expr &call, std::optional<sema::ScalarKind> want);
   // atomic_add(T[i], v) ...: the prelude's argus_atomic_* on the element's address.
   std::string atomic_expr(const ast::Expr &call);
+  std::string device_tensor_argument(const ast::Expr &arg, const ast::Function &callee,
+                                     size_t index);
   std::string math(BuiltinId id, const std::vector<std::string> &args, sema::ScalarKind kind);
   layout::ExprRef iexpr(const ast::Expr &e);
   // `a op b` on signed integers as a symbolic expression (shared by binary

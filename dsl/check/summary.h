@@ -33,6 +33,8 @@ struct ProofReach {
 struct Callees {
   std::set<BuiltinId> builtins;
   bool device = false; // some @device function
+  bool device_tensors =
+      false; // some @device function taking a tensor (its accesses are in its body)
   bool has(BuiltinId id) const { return builtins.count(id) != 0; }
   template <class Pred> bool any(Pred pred) const {
     for (BuiltinId id : builtins)

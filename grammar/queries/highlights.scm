@@ -219,7 +219,9 @@
     "cdiv" "min" "max" "abs" "convert" "bitcast"
     "exp" "exp2" "log" "log2" "sqrt" "rsqrt" "tanh" "fma"
     "make_shared" "make_local" "full" "view" "subview" "make_layout" "compose" "Swizzle"
-    "syncthreads" "shuffle" "shuffle_xor" "shuffle_up" "shuffle_down"
+    "syncthreads" "syncwarp" "threadfence" "shuffle" "shuffle_xor" "shuffle_up" "shuffle_down"
+    "ballot" "any_sync" "all_sync"
+    "atomic_add" "atomic_max" "atomic_min" "atomic_exch" "atomic_cas"
     "async_commit" "async_wait" "range" "assume" "Tensor"))
 
 ; Builtins that allocate memory, one per memory space: shared, local (registers), local filled.

@@ -305,6 +305,36 @@ TEST(Lower, PredicatedCopyZeroFillsThroughSourceSize) {
   EXPECT_CONTAINS(device, ") : static_cast<const void *>(X)), \"r\"(argus_valid ? 16 : 0)");
 }
 
+// A @device function taking tensors: the caller passes the address of a
+// contiguous view (global, shared), without __restrict__ on the callee's
+// parameters; a tensor the callee stores into is an output of the kernel.
+TEST(Lower, DeviceFunctionsTakeTensorsByAddress) {
+  const std::string path =
+      std::string(ARGUS_SOURCE_DIR) + "/tests/checker/corpus/device_tensor_ok.argus";
+  for (GpuTarget target : {GpuTarget::Sm90, GpuTarget::Gfx942}) {
+    const LowerResult r = lower(test::check_file(path), target);
+    ASSERT_TRUE(r.ok) << r.source;
+    const std::string device = device_part(r.source);
+    EXPECT_CONTAINS(device, "void stage(float *dst, const float *src, int32_t i) {");
+    EXPECT_CONTAINS(device, "stage(&tile[0], &X[64 * r], ");
+  }
+  const LowerResult bad = lower_text(R"(
+@device
+def first(src: Tensor((4, 1), f32)) -> f32:
+    return src[0, 0]
+
+@kernel(grid=1, block=4)
+def k(X: Tensor((4, 4), f32), Y: Tensor((4,), f32)):
+    Y[thread_id()] = first(subview(X, (0, thread_id()), (4, 1)))
+)",
+                                     GpuTarget::Sm90, false);
+  EXPECT_FALSE(bad.ok);
+  ASSERT_FALSE(bad.diagnostics.empty());
+  EXPECT_NE(bad.diagnostics.back().message.find("must be a contiguous row-major view"),
+            std::string::npos)
+      << bad.diagnostics.back().message;
+}
+
 TEST(Lower, AmdgpuIntrinsicsAsBuiltins) {
   const LowerResult r = lower_text(R"(
 @kernel(grid=1, block=64, waves_per_eu=2)
