@@ -394,6 +394,54 @@ TensorSet make_set(const std::vector<TensorSpec> &specs, const std::vector<Argus
   return s;
 }
 
+// The tensors of the builtin "grouped_matmul" reference: C[t, n] =
+// Σ_k A[t, k] · B[e, n, k] for offsets[e] <= t < offsets[e + 1]. A is the
+// first rank-2 input, B the first rank-3 input, offsets the first rank-1
+// integer input (E + 1 values), C the first rank-2 output.
+struct GroupedTensors {
+  const TensorSpec *a = nullptr, *b = nullptr, *offsets = nullptr, *c = nullptr;
+  size_t c_index = 0;
+};
+
+GroupedTensors grouped_tensors(const std::vector<TensorSpec> &specs) {
+  GroupedTensors g;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const TensorSpec &t = specs[i];
+    if (!t.output && t.dims.size() == 2 && !g.a)
+      g.a = &t;
+    else if (!t.output && t.dims.size() == 3 && !g.b)
+      g.b = &t;
+    else if (!t.output && t.dims.size() == 1 && !ar::dtype_info(t.dtype).is_float && !g.offsets)
+      g.offsets = &t;
+    else if (t.output && t.dims.size() == 2 && !g.c) {
+      g.c = &t;
+      g.c_index = i;
+    }
+  }
+  if (!g.a || !g.b || !g.offsets || !g.c)
+    fail("the builtin grouped_matmul reference needs inputs A (T x K), B (E x N x K), integer "
+         "offsets (E + 1) and an output C (T x N)");
+  const int64_t T = g.a->dims[0], K = g.a->dims[1], E = g.b->dims[0], N = g.b->dims[1];
+  if (g.b->dims[2] != K || g.offsets->dims[0] != E + 1 || g.c->dims[0] != T || g.c->dims[1] != N)
+    fail("grouped_matmul: shapes do not match C[T, N] = A[T, K] . B[e, N, K]^T with E + 1 "
+         "offsets");
+  return g;
+}
+
+// Replaces the random contents of the offsets by a partition of A's rows
+// among the experts (ar::grouped_offsets: uneven, some experts empty).
+void fill_grouped_offsets(const std::vector<TensorSpec> &specs, TensorSet &set, uint64_t seed) {
+  const GroupedTensors g = grouped_tensors(specs);
+  const std::vector<int64_t> offsets =
+      ar::grouped_offsets(g.offsets->dims[0] - 1, g.a->dims[0], seed);
+  const DeviceBuffer &buf = *set.buffers[size_t(g.offsets - specs.data())];
+  std::vector<unsigned char> host(buf.bytes, 0);
+  for (size_t e = 0; e < offsets.size(); ++e)
+    ar::store_from_double(host.data(), g.offsets->dtype, size_t(e * size_t(g.offsets->strides[0])),
+                          double(offsets[e]));
+  check_cuda(cudaMemcpy(buf.ptr, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
 // Outputs replaced by fresh poisoned buffers, inputs shared: for a reference kernel.
 TensorSet reference_set(const std::vector<TensorSpec> &specs, const TensorSet &base) {
   set_stage("alloc");
@@ -497,6 +545,42 @@ std::vector<std::vector<double>> reference_values(const ArtifactInfo &info, cons
     values[c_index] = std::move(host);
     return values;
   }
+  if (plan.reference == "grouped_matmul") {
+    // One matmul reference per expert, on its rows (offsets read back).
+    const GroupedTensors g = grouped_tensors(specs);
+    const int64_t T = g.a->dims[0], K = g.a->dims[1], E = g.b->dims[0], N = g.b->dims[1];
+    const std::vector<unsigned char> raw = to_host(*set.buffers[size_t(g.offsets - specs.data())]);
+    std::vector<int64_t> offsets(size_t(E + 1));
+    for (int64_t e = 0; e <= E; ++e)
+      offsets[size_t(e)] = int64_t(ar::load_as_double(raw.data(), g.offsets->dtype,
+                                                      size_t(e * g.offsets->strides[0])));
+    DeviceBuffer out(size_t(std::max<int64_t>(T * N, 1)) * sizeof(double));
+    const int a_bytes = ar::dtype_info(g.a->dtype).bytes, b_bytes = ar::dtype_info(g.b->dtype).bytes;
+    for (int64_t e = 0; e < E; ++e) {
+      const int64_t first = offsets[size_t(e)], rows = offsets[size_t(e + 1)] - first;
+      if (first < 0 || rows < 0 || first + rows > T)
+        fail("grouped_matmul: the offsets are not a partition of the rows");
+      if (rows == 0)
+        continue;
+      const dim3 block(kRefTile, kRefTile);
+      const dim3 grid(unsigned((N + kRefTile - 1) / kRefTile),
+                      unsigned((rows + kRefTile - 1) / kRefTile));
+      const auto *a = static_cast<const unsigned char *>(set.args[size_t(g.a->param)].data) +
+                      first * g.a->strides[0] * a_bytes;
+      const auto *b = static_cast<const unsigned char *>(set.args[size_t(g.b->param)].data) +
+                      e * g.b->strides[0] * b_bytes;
+      reference_matmul<<<grid, block>>>(a, int(g.a->dtype), g.a->strides[0], g.a->strides[1], b,
+                                        int(g.b->dtype), g.b->strides[1], g.b->strides[2],
+                                        static_cast<double *>(out.ptr) + first * N, rows, N, K);
+    }
+    synchronize("the builtin grouped_matmul reference");
+    std::vector<double> host(size_t(T * N));
+    check_cuda(cudaMemcpy(host.data(), out.ptr, host.size() * sizeof(double),
+                          cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
+    values[g.c_index] = std::move(host);
+    return values;
+  }
   const ArgusKernelInfo *ref = find_kernel(info, plan.reference);
   if (!ref)
     fail("the reference '" + plan.reference + "' is neither a kernel of the artifact nor builtin");
@@ -578,6 +662,8 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
          " bytes (twice, with the reference); " + std::to_string(free_bytes) + " are free");
 
   TensorSet set = make_set(specs, scalars, o.seed, 0);
+  if (plan.reference == "grouped_matmul")
+    fill_grouped_offsets(specs, set, mix_seed(o.seed, 0, 0x0ff5e7));
 
   // The kernel first: a refusal needs no reference.
   set_stage("launch");
@@ -612,7 +698,8 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
     const std::vector<std::vector<double>> ref = reference_values(info, plan, specs, set);
     set_stage("compare");
     for (size_t i = 0; i < specs.size(); ++i) {
-      if (!specs[i].output || (plan.reference == "matmul" && ref[i].empty()))
+      if (!specs[i].output ||
+          ((plan.reference == "matmul" || plan.reference == "grouped_matmul") && ref[i].empty()))
         continue;
       const std::vector<unsigned char> host = to_host(*set.buffers[i]);
       const ar::Comparison c =
@@ -653,8 +740,11 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
     const int nsets = ar::rotation_sets(working_set, dev.l2_bytes, budget);
     std::vector<TensorSet> sets;
     sets.push_back(std::move(set));
-    for (int s = 1; s < nsets; ++s)
+    for (int s = 1; s < nsets; ++s) {
       sets.push_back(make_set(specs, scalars, o.seed, s));
+      if (plan.reference == "grouped_matmul")
+        fill_grouped_offsets(specs, sets.back(), mix_seed(o.seed, uint64_t(s), 0x0ff5e7));
+    }
     set_stage("timing");
     r.input_sets = nsets;
     auto timed_launch = [&](int i) {

@@ -174,9 +174,31 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   }
   for (const auto &g : grid)
     more.push_back(g >= 2);
+  std::optional<std::map<std::string, int64_t>> second;
   if (!more.empty())
-    if (auto second = solve(more))
-      choice.instances.push_back(*second);
+    second = solve(more);
+  if (!second && !more.empty()) {
+    // A size the assumptions cap below 64 (`assume(E <= 16)`) leaves no such
+    // instance: then each size as large as it may be up to 64, not smaller
+    // than in the first, one of them larger, and two blocks per dimension.
+    z3::expr_vector relaxed(ctx);
+    z3::expr grown = ctx.bool_val(false);
+    z3::expr reach = ctx.int_val(0);
+    for (const auto &[s, v] : vars) {
+      if (!sizes.count(s))
+        continue;
+      const z3::expr before = ctx.int_val(static_cast<int64_t>(first->at(s->name)));
+      relaxed.push_back(v >= before);
+      grown = grown || v > before;
+      reach = reach + z3::ite(v < 64, v, ctx.int_val(64));
+    }
+    relaxed.push_back(grown);
+    for (const auto &g : grid)
+      relaxed.push_back(g >= 2);
+    second = optimize(relaxed, -reach);
+  }
+  if (second)
+    choice.instances.push_back(*second);
   // Integers that are not sizes: the boundary values of their assumed range
   // (0, the smallest, the largest); where assume bounds a side not at all, a
   // few values instead (1, -1, 1024), reported as sampled.

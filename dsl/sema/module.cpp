@@ -449,13 +449,14 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
         if (std::find(kBuiltinReferences.begin(), kBuiltinReferences.end(), ref.name) ==
             kBuiltinReferences.end()) {
           error(codes::kInvalidBench, ref.range,
-                "unknown builtin reference '" + ref.name + "'; the runner has \"matmul\"");
-        } else if (ref.name != "matmul") {
+                "unknown builtin reference '" + ref.name +
+                    "'; the runner has \"matmul\" and \"grouped_matmul\"");
+        } else if (ref.name != "matmul" && ref.name != "grouped_matmul") {
           // Named in the design, not built: the runner would fail at run time.
           error(codes::kInvalidBench, ref.range,
                 "the runner has no builtin '" + ref.name +
                     "' reference yet; name a reference kernel of this file (with the same "
-                    "parameters) or use \"matmul\"");
+                    "parameters) or use \"matmul\" or \"grouped_matmul\"");
         }
         bench.reference = ref.name;
       } else if (ref.kind == ExprKind::Name) {

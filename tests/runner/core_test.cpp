@@ -442,4 +442,28 @@ TEST(RunnerJson, RefusalAndError) {
   EXPECT_EQ(nlohmann::json::parse(ar::error_json("usage", "x")).size(), 2u);
 }
 
+// The grouped_matmul reference's offsets: a monotone partition of the rows,
+// uneven, with empty experts (not all) from four experts on; seeded.
+TEST(RunnerGroupedOffsets, PartitionTheRowsUnevenlyWithEmptyExperts) {
+  for (int64_t experts : {1, 3, 8, 64})
+    for (int64_t rows : {0, 1, 7, 8192})
+      for (uint64_t seed : {1ull, 2ull, 99ull}) {
+        const auto o = ar::grouped_offsets(experts, rows, seed);
+        ASSERT_EQ(o.size(), size_t(experts + 1));
+        EXPECT_EQ(o.front(), 0);
+        EXPECT_EQ(o.back(), rows);
+        int64_t empty = 0;
+        for (int64_t e = 0; e < experts; ++e) {
+          EXPECT_LE(o[size_t(e)], o[size_t(e + 1)]);
+          empty += o[size_t(e)] == o[size_t(e + 1)];
+        }
+        if (experts >= 4 && rows >= 8192) {
+          EXPECT_GE(empty, 1) << experts << " " << seed;
+          EXPECT_LT(empty, experts);
+        }
+      }
+  EXPECT_EQ(ar::grouped_offsets(8, 8192, 5), ar::grouped_offsets(8, 8192, 5));
+  EXPECT_NE(ar::grouped_offsets(8, 8192, 5), ar::grouped_offsets(8, 8192, 6));
+}
+
 } // namespace

@@ -348,6 +348,45 @@ inline void fill_random(void *data, DType dtype, size_t count, uint64_t seed) {
     store_from_double(data, dtype, i, random_input_value(rng, dtype));
 }
 
+// Expert offsets for the builtin "grouped_matmul" reference: offsets[0] = 0 <=
+// offsets[1] <= ... <= offsets[experts] = rows, experts + 1 values. The groups
+// are uneven (weights 1..4), and with four experts or more about a quarter of
+// them are empty (at least one, never all): the cases grouped kernels get
+// wrong (an empty expert, a partial last tile).
+inline std::vector<int64_t> grouped_offsets(int64_t experts, int64_t rows, uint64_t seed) {
+  std::vector<int64_t> offsets(size_t(std::max<int64_t>(experts, 0) + 1), 0);
+  if (experts <= 0)
+    return offsets;
+  Rng rng(seed);
+  std::vector<int64_t> weight(static_cast<size_t>(experts));
+  for (int64_t &w : weight)
+    w = 1 + int64_t(rng.next() % 4);
+  if (experts >= 4) {
+    const int64_t empty = std::max<int64_t>(1, experts / 4);
+    for (int64_t k = 0; k < empty; ++k)
+      weight[size_t(rng.next() % uint64_t(experts))] = 0;
+  }
+  int64_t total = 0;
+  for (int64_t w : weight)
+    total += w;
+  if (total == 0) { // every draw emptied: one expert takes all
+    weight[0] = 1;
+    total = 1;
+  }
+  int64_t given = 0, last = 0;
+  for (int64_t e = 0; e < experts; ++e) {
+    const int64_t count = rows * weight[size_t(e)] / total;
+    given += count;
+    offsets[size_t(e + 1)] = given;
+    if (weight[size_t(e)] > 0)
+      last = e;
+  }
+  // The rounding remainder goes to the last non-empty expert.
+  for (int64_t e = last + 1; e <= experts; ++e)
+    offsets[size_t(e)] += rows - given;
+  return offsets;
+}
+
 // Output buffers are filled with 0xFF bytes: a NaN in every float dtype
 // (f32 0xFFFFFFFF, bf16/f16 0xFFFF, fp8 0xFF) and -1 / the maximum for integers.
 inline constexpr unsigned char kPoisonByte = 0xFF;
