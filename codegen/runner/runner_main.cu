@@ -552,10 +552,11 @@ std::vector<std::vector<double>> reference_values(const ArtifactInfo &info, cons
     const std::vector<unsigned char> raw = to_host(*set.buffers[size_t(g.offsets - specs.data())]);
     std::vector<int64_t> offsets(size_t(E + 1));
     for (int64_t e = 0; e <= E; ++e)
-      offsets[size_t(e)] = int64_t(ar::load_as_double(raw.data(), g.offsets->dtype,
-                                                      size_t(e * g.offsets->strides[0])));
+      offsets[size_t(e)] = int64_t(
+          ar::load_as_double(raw.data(), g.offsets->dtype, size_t(e * g.offsets->strides[0])));
     DeviceBuffer out(size_t(std::max<int64_t>(T * N, 1)) * sizeof(double));
-    const int a_bytes = ar::dtype_info(g.a->dtype).bytes, b_bytes = ar::dtype_info(g.b->dtype).bytes;
+    const int a_bytes = ar::dtype_info(g.a->dtype).bytes,
+              b_bytes = ar::dtype_info(g.b->dtype).bytes;
     for (int64_t e = 0; e < E; ++e) {
       const int64_t first = offsets[size_t(e)], rows = offsets[size_t(e + 1)] - first;
       if (first < 0 || rows < 0 || first + rows > T)
@@ -575,9 +576,9 @@ std::vector<std::vector<double>> reference_values(const ArtifactInfo &info, cons
     }
     synchronize("the builtin grouped_matmul reference");
     std::vector<double> host(size_t(T * N));
-    check_cuda(cudaMemcpy(host.data(), out.ptr, host.size() * sizeof(double),
-                          cudaMemcpyDeviceToHost),
-               "cudaMemcpy");
+    check_cuda(
+        cudaMemcpy(host.data(), out.ptr, host.size() * sizeof(double), cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
     values[g.c_index] = std::move(host);
     return values;
   }
