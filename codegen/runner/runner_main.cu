@@ -152,6 +152,29 @@ __global__ void reference_matmul(const void *A, int a_dtype, int64_t sam, int64_
     C[m * N + n] = acc;
 }
 
+// Row-wise softmax of scores * scale in place (rows x cols doubles); causal:
+// row r keeps columns 0..r, the rest become 0.
+__global__ void reference_softmax_rows(double *scores, int64_t rows, int64_t cols, double scale,
+                                       int causal) {
+  const int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  double *row = scores + r * cols;
+  const int64_t end = causal ? (r + 1 < cols ? r + 1 : cols) : cols;
+  double mx = -INFINITY;
+  for (int64_t c = 0; c < end; ++c)
+    mx = fmax(mx, row[c] * scale);
+  double sum = 0.0;
+  for (int64_t c = 0; c < end; ++c) {
+    row[c] = exp(row[c] * scale - mx);
+    sum += row[c];
+  }
+  for (int64_t c = 0; c < end; ++c)
+    row[c] /= sum;
+  for (int64_t c = end; c < cols; ++c)
+    row[c] = 0.0;
+}
+
 // ------------------------------------------------------------ the artifact
 
 struct TensorSpec {
@@ -545,6 +568,64 @@ std::vector<std::vector<double>> reference_values(const ArtifactInfo &info, cons
     values[c_index] = std::move(host);
     return values;
   }
+  if (plan.reference == "attention" || plan.reference == "attention_causal") {
+    // Per (batch, head): scores = Q.K^T, P = softmax(scores / sqrt(D)), O = P.V, in double.
+    const TensorSpec *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr;
+    size_t o_index = 0;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const TensorSpec &t = specs[i];
+      if (t.dims.size() != 4)
+        continue;
+      if (!t.output && !q)
+        q = &t;
+      else if (!t.output && !k)
+        k = &t;
+      else if (!t.output && !v)
+        v = &t;
+      else if (t.output && !o) {
+        o = &t;
+        o_index = i;
+      }
+    }
+    if (!q || !k || !v || !o)
+      fail("the builtin " + plan.reference +
+           " reference needs inputs Q, K, V and an output O, each B x H x S x D");
+    const int64_t B = q->dims[0], H = q->dims[1], S = q->dims[2], D = q->dims[3];
+    for (const TensorSpec *t : {k, v, o})
+      if (t->dims != q->dims)
+        fail(plan.reference + ": Q, K, V and O must have one shape B x H x S x D");
+    DeviceBuffer scores(size_t(std::max<int64_t>(S * S, 1)) * sizeof(double));
+    DeviceBuffer out(size_t(std::max<int64_t>(B * H * S * D, 1)) * sizeof(double));
+    const int qb = ar::dtype_info(q->dtype).bytes, kb = ar::dtype_info(k->dtype).bytes,
+              vb = ar::dtype_info(v->dtype).bytes;
+    const dim3 block(kRefTile, kRefTile);
+    const unsigned tiles_s = unsigned((S + kRefTile - 1) / kRefTile);
+    const unsigned tiles_d = unsigned((D + kRefTile - 1) / kRefTile);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const auto at = [&](const TensorSpec &t, int bytes) {
+          return static_cast<const unsigned char *>(set.args[size_t(t.param)].data) +
+                 (b * t.strides[0] + h * t.strides[1]) * bytes;
+        };
+        auto *sc = static_cast<double *>(scores.ptr);
+        reference_matmul<<<dim3(tiles_s, tiles_s), block>>>(
+            at(*q, qb), int(q->dtype), q->strides[2], q->strides[3], at(*k, kb), int(k->dtype),
+            k->strides[2], k->strides[3], sc, S, S, D);
+        reference_softmax_rows<<<unsigned((S + 127) / 128), 128>>>(
+            sc, S, S, 1.0 / std::sqrt(double(D)), plan.reference == "attention_causal");
+        // O[s, d] = Σ_j P[s, j] · V[j, d]: B[n = d, k = j] is V with its strides swapped.
+        reference_matmul<<<dim3(tiles_d, tiles_s), block>>>(
+            sc, int(ar::DType::F64), S, 1, at(*v, vb), int(v->dtype), v->strides[3], v->strides[2],
+            static_cast<double *>(out.ptr) + (b * H + h) * S * D, S, D, S);
+      }
+    synchronize(("the builtin " + plan.reference + " reference").c_str());
+    std::vector<double> host(size_t(B * H * S * D));
+    check_cuda(
+        cudaMemcpy(host.data(), out.ptr, host.size() * sizeof(double), cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
+    values[o_index] = std::move(host);
+    return values;
+  }
   if (plan.reference == "grouped_matmul") {
     // One matmul reference per expert, on its rows (offsets read back).
     const GroupedTensors g = grouped_tensors(specs);
@@ -699,8 +780,7 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
     const std::vector<std::vector<double>> ref = reference_values(info, plan, specs, set);
     set_stage("compare");
     for (size_t i = 0; i < specs.size(); ++i) {
-      if (!specs[i].output ||
-          ((plan.reference == "matmul" || plan.reference == "grouped_matmul") && ref[i].empty()))
+      if (!specs[i].output || (!find_kernel(info, plan.reference) && ref[i].empty()))
         continue;
       const std::vector<unsigned char> host = to_host(*set.buffers[i]);
       const ar::Comparison c =

@@ -165,12 +165,30 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   // grid dimension that depends on sizes.
   z3::expr_vector more(ctx);
   // Sizes of at least 64 make strides realistic enough for the coalescing and
-  // bank-conflict lints (a 2-element row looks coalesced).
+  // bank-conflict lints (a 2-element row looks coalesced), and give loops over
+  // them several tiles. A size that only counts the leading dimension of
+  // tensors of rank 3 or more (a batch) only grows: B = H = S = 64 of a
+  // B x H x S x D tensor would be 16M elements, more than the interpreter
+  // runs. (The rows of a matrix stay at least 64: an MoE's token count.)
+  std::set<const sema::Symbol *> inner;
+  const ast::Function &fn = *kernel.function;
+  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
+    const Expr *annotation = fn.params[i].annotation.get();
+    if (!kernel.params[i] || !kernel.params[i]->type.is_tensor() || !annotation ||
+        annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1 ||
+        annotation->arg(0).kind != ast::ExprKind::Tuple)
+      continue;
+    const auto &dims = annotation->arg(0).operands;
+    for (size_t d = dims.size() >= 3 ? 1 : 0; d < dims.size(); ++d)
+      if (dims[d])
+        names_in(sema, *dims[d], inner);
+  }
   for (const auto &[s, v] : vars) {
     if (!sizes.count(s))
       continue;
     more.push_back(v > ctx.int_val(static_cast<int64_t>(first->at(s->name))));
-    more.push_back(v >= 64);
+    if (inner.count(s))
+      more.push_back(v >= 64);
   }
   for (const auto &g : grid)
     more.push_back(g >= 2);

@@ -13,7 +13,8 @@ namespace {
 using ast::Expr;
 using ast::ExprKind;
 
-const std::vector<std::string_view> kBuiltinReferences = {"matmul", "attention", "grouped_matmul"};
+const std::vector<std::string_view> kBuiltinReferences = {"matmul", "grouped_matmul", "attention",
+                                                          "attention_causal"};
 
 std::string join(std::span<const std::string_view> names) {
   std::string out;
@@ -447,17 +448,10 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
       const Expr &ref = *keyword.value;
       if (ref.kind == ExprKind::String) {
         if (std::find(kBuiltinReferences.begin(), kBuiltinReferences.end(), ref.name) ==
-            kBuiltinReferences.end()) {
+            kBuiltinReferences.end())
           error(codes::kInvalidBench, ref.range,
-                "unknown builtin reference '" + ref.name +
-                    "'; the runner has \"matmul\" and \"grouped_matmul\"");
-        } else if (ref.name != "matmul" && ref.name != "grouped_matmul") {
-          // Named in the design, not built: the runner would fail at run time.
-          error(codes::kInvalidBench, ref.range,
-                "the runner has no builtin '" + ref.name +
-                    "' reference yet; name a reference kernel of this file (with the same "
-                    "parameters) or use \"matmul\" or \"grouped_matmul\"");
-        }
+                "unknown builtin reference '" + ref.name + "'; the runner has " +
+                    join(kBuiltinReferences) + " (or name a reference kernel of this file)");
         bench.reference = ref.name;
       } else if (ref.kind == ExprKind::Name) {
         const FunctionInfo *target = result_.function_info(ref.name);

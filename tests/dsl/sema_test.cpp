@@ -224,7 +224,7 @@ TEST(Sema, BenchReferencesTheRunnerCanRun) {
                               "    C[0, 0] = 1.0\n"
                               "@bench(M=128, reference=r)\n"
                               "@bench(M=64, reference=same)\n"
-                              "@bench(M=32, reference=\"attention\")\n"
+                              "@bench(M=32, reference=\"softmax\")\n"
                               "@bench(M=16, reference=\"matmul\")\n"
                               "@kernel(grid=1, block=32)\n"
                               "def k(C: Tensor((M, M), f32), M: i32):\n"
@@ -234,7 +234,10 @@ TEST(Sema, BenchReferencesTheRunnerCanRun) {
   EXPECT_NE(found[0].message.find("must take the same parameters"), std::string::npos);
   EXPECT_EQ(found[0].line, 7u);
   EXPECT_EQ(found[1].code, "E0704");
-  EXPECT_NE(found[1].message.find("no builtin 'attention' reference yet"), std::string::npos);
+  EXPECT_NE(found[1].message.find("unknown builtin reference 'softmax'; the runner has matmul, "
+                                  "grouped_matmul, attention, attention_causal"),
+            std::string::npos)
+      << found[1].message;
 }
 
 // before= names kernels the runner launches first on the same buffers: each
