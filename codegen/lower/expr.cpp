@@ -753,13 +753,7 @@ std::string Lowerer::atomic_expr(const Expr &call) {
 // Views.
 
 std::vector<ExprRef> Lowerer::row_major(const std::vector<ExprRef> &shape) {
-  std::vector<ExprRef> strides(shape.size());
-  ExprRef acc = ctx_.constant(1);
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = acc;
-    acc = acc * shape[i];
-  }
-  return strides;
+  return sema::row_major(ctx_, shape);
 }
 
 View Lowerer::buffer_view(int buffer, const std::vector<ExprRef> &shape,
@@ -785,134 +779,31 @@ std::optional<std::vector<ExprRef>> Lowerer::int_tuple(const Expr &e) {
 }
 
 View Lowerer::index_view(const View &v, const std::vector<ExprRef> &indices) {
-  View out = v;
-  const int64_t e = bytes_of(v.dtype);
-  ExprRef offset = v.offset;
-  for (size_t i = 0; i < indices.size() && i < v.strides.size(); ++i)
-    offset = offset + indices[i] * v.strides[i] * e;
-  out.offset = offset;
-  const size_t k = std::min(indices.size(), v.shape.size());
-  out.shape.erase(out.shape.begin(), out.shape.begin() + static_cast<long>(k));
-  out.strides.erase(out.strides.begin(), out.strides.begin() + static_cast<long>(k));
-  return out;
+  return sema::index_view(v, indices);
 }
 
+// The front end's view model, with this function's tensors as its bases.
 std::optional<View> Lowerer::view_of(const Expr &e) {
-  switch (e.kind) {
-  case ExprKind::Name: {
-    const Symbol *s = symbol_of(e);
-    if (s) {
-      if (auto it = views_.find(s); it != views_.end())
-        return it->second;
-    }
-    error(e.range, "'" + e.name + "' is not a tensor the code generator knows here");
-    return std::nullopt;
-  }
-  case ExprKind::Subscript: {
-    auto base = view_of(*e.operands[0]);
-    if (!base)
-      return base;
-    std::vector<ExprRef> indices;
-    for (size_t i = 1; i < e.operands.size(); ++i)
-      indices.push_back(iexpr(*e.operands[i]));
-    if (!base->tile.empty()) {
-      if (indices.size() != base->tile.size()) {
-        error(e.range, "index a tiled view with one tile coordinate per dimension");
-        return std::nullopt;
-      }
-      View out = *base;
-      const int64_t bytes = bytes_of(base->dtype);
-      for (size_t i = 0; i < indices.size(); ++i)
-        out.offset = out.offset + indices[i] * base->tile[i] * base->strides[i] * bytes;
-      out.shape = base->tile;
-      out.tile.clear();
-      return out;
-    }
-    if (indices.size() > base->shape.size()) {
-      error(e.range, "too many indices");
+  sema::ViewHooks hooks;
+  hooks.base = [&](const Expr &b) -> std::optional<View> {
+    if (b.kind == ExprKind::Name) {
+      if (const Symbol *s = symbol_of(b))
+        if (auto it = views_.find(s); it != views_.end())
+          return it->second;
+      error(b.range, "'" + b.name + "' is not a tensor the code generator knows here");
       return std::nullopt;
     }
-    return index_view(*base, indices);
-  }
-  case ExprKind::Call: {
-    const BuiltinId id = builtin_of(e);
-    if (sema_.call_of(e).kind == sema::CallKind::Tile) {
-      auto base = view_of(*e.callee().operands[0]);
-      if (!base || e.arg_count() != 1)
-        return std::nullopt;
-      auto tile = int_tuple(e.arg(0));
-      if (!tile || tile->size() != base->shape.size()) {
-        error(e.range, "a tile shape needs one size per dimension");
-        return std::nullopt;
-      }
-      base->tile = *tile;
-      return base;
-    }
-    if (id == BuiltinId::View) {
-      const Expr *src = call_arg(e, 0, "t");
-      const Expr *spec = call_arg(e, 1, "as");
-      if (!src || !spec)
-        return std::nullopt;
-      auto base = view_of(*src);
-      if (!base)
-        return base;
-      const Type *st = type_of(*spec);
-      if (!st || !st->tensor || spec->kind != ExprKind::Call || spec->arg_count() < 2) {
-        error(e.range, "view(t, Tensor(shape, dtype)) needs a Tensor(...) type");
-        return std::nullopt;
-      }
-      if (!contiguous(*base)) {
-        error(e.range, "view() of a tensor that is not contiguous (row-major) cannot be lowered");
-        return std::nullopt;
-      }
-      auto shape = int_tuple(spec->arg(0));
-      View out = *base;
-      out.dtype = st->tensor->dtype;
-      out.shape = *shape;
-      out.strides = row_major(out.shape);
-      if (spec->arg_count() >= 3) {
-        if (auto strides = int_tuple(spec->arg(1)))
-          out.strides = *strides;
-      }
-      return out;
-    }
-    if (id == BuiltinId::Subview) {
-      const Expr *src = call_arg(e, 0, "t");
-      const Expr *offsets = call_arg(e, 1, "offsets");
-      const Expr *sizes = call_arg(e, 2, "sizes");
-      const Expr *steps = call_arg(e, 3, "strides");
-      if (!src || !offsets || !sizes)
-        return std::nullopt;
-      auto base = view_of(*src);
-      if (!base)
-        return base;
-      auto off = int_tuple(*offsets);
-      auto size = int_tuple(*sizes);
-      View out = index_view(*base, {});
-      const int64_t bytes = bytes_of(base->dtype);
-      for (size_t i = 0; i < off->size() && i < base->strides.size(); ++i)
-        out.offset = out.offset + (*off)[i] * base->strides[i] * bytes;
-      out.shape = *size;
-      if (steps) {
-        auto step = int_tuple(*steps);
-        for (size_t i = 0; i < step->size() && i < out.strides.size(); ++i)
-          out.strides[i] = out.strides[i] * (*step)[i];
-      }
-      return out;
-    }
-    error(e.range, "cannot lower '" + e.callee().dotted_name() + "' as a tensor view here");
+    error(b.range, "cannot lower '" +
+                       (b.kind == ExprKind::Call ? b.callee().dotted_name()
+                                                 : std::string(ast::to_string(b.kind))) +
+                       "' as a tensor view here");
     return std::nullopt;
-  }
-  case ExprKind::Conditional:
-    // The checker follows a per-thread choice of tensors; C++ has no view of
-    // one of two buffers here.
-    error(e.range, "a tensor chosen by a conditional expression cannot be lowered: index each "
-                   "tensor in its own branch (if c: ... a[i] ... else: ... b[i] ...)");
-    return std::nullopt;
-  default:
-    error(e.range, std::string("cannot lower a ") + ast::to_string(e.kind) + " as a tensor view");
-    return std::nullopt;
-  }
+  };
+  hooks.integer = [&](const Expr &x) { return iexpr(x); };
+  hooks.error = [&](const Range &at, const std::string &why) {
+    error(at, "cannot lower this view: " + why);
+  };
+  return sema::view_of(sema_, ctx_, e, hooks);
 }
 
 std::optional<int64_t> Lowerer::element_count(const View &v) const {
@@ -925,17 +816,7 @@ std::optional<int64_t> Lowerer::element_count(const View &v) const {
   return n;
 }
 
-bool Lowerer::contiguous(const View &v) {
-  ExprRef expected = ctx_.constant(1);
-  for (size_t i = v.shape.size(); i-- > 0;) {
-    if (v.shape[i].is_constant() && v.shape[i].constant() == 1)
-      continue;
-    if (!(v.strides[i] == expected))
-      return false;
-    expected = expected * v.shape[i];
-  }
-  return true;
-}
+bool Lowerer::contiguous(const View &v) { return sema::contiguous(ctx_, v); }
 
 std::string Lowerer::element_at(const View &v, ExprRef byte_offset) {
   const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];

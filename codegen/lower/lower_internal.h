@@ -1,6 +1,8 @@
 // Internal: the state of one lowering (lower.cpp, expr.cpp, stmt.cpp, host.cpp).
 #pragma once
 
+#include "argus/dsl/view_model.h"
+
 #include "argus/codegen/lower.h"
 #include "argus/layout/expr.h"
 #include "argus/layout/layout.h"
@@ -45,14 +47,8 @@ struct Buffer {
 
 // A tensor value: a box of a buffer. Never materialized unless its offset
 // depends on values that may change (then `offset` is a C++ variable).
-struct View {
-  int buffer = -1;
-  sema::ScalarKind dtype = sema::ScalarKind::F32;
-  std::vector<layout::ExprRef> shape;
-  std::vector<layout::ExprRef> strides; // in elements of dtype
-  layout::ExprRef offset;               // bytes from the buffer's start (before any swizzle)
-  std::vector<layout::ExprRef> tile;    // t.tile(s) not yet indexed
-};
+// A view's layout, derived by the front end's view model (view_model.h).
+using View = sema::SymbolicView;
 
 struct LocalDecl {
   const ast::Stmt *at = nullptr; // declared by this assignment; null: at the top of the function

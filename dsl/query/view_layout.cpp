@@ -4,6 +4,8 @@
 // subview or tile, so this walks the defining expressions.
 #include "query_support.h"
 
+#include "argus/dsl/view_model.h"
+
 #include <algorithm>
 
 namespace argus::query {
@@ -12,6 +14,8 @@ namespace {
 
 using ast::Expr;
 using ast::ExprKind;
+using layout::ExprRef;
+using sema::ScalarKind;
 
 // An integer that is known, or the text of a symbolic expression.
 struct Extent {
@@ -49,6 +53,7 @@ struct Mode {
 };
 
 struct Walk {
+  Walk(const CheckedFile &f, const ast::Function *fn) : file(f), function(fn) {}
   const CheckedFile &file;
   const ast::Function *function;
   int depth = 0;
@@ -133,33 +138,97 @@ struct Walk {
     std::vector<Mode> modes;
   };
 
+  // The bases the view model reached (a tensor parameter, a make_shared or
+  // make_local array, a view() or an intrinsic's result, named by index).
+  std::vector<Result> bases;
+  layout::ExprContext ctx;
+
+  // A symbolic extent is a symbol named by its source text, parenthesized
+  // when it has operators (8 * (K // 8), not 8 * K // 8); alone it prints bare.
+  ExprRef term(const Extent &x) {
+    if (x.value)
+      return ctx.constant(*x.value);
+    return ctx.symbol(needs_parens(x.text) ? "(" + x.text + ")" : x.text);
+  }
+  static Extent text_of(ExprRef t) {
+    if (t.is_constant())
+      return Extent::of(t.constant());
+    std::string text = t.is_symbol() ? std::string(t.symbol_name()) : layout::to_string(t);
+    if (t.is_symbol() && text.size() > 2 && text.front() == '(' && text.back() == ')')
+      text = text.substr(1, text.size() - 2);
+    return Extent::symbolic(text);
+  }
+
+  // A base as the model's symbolic view: its modes become terms.
+  sema::SymbolicView symbolic(Result r, ScalarKind dtype) {
+    sema::SymbolicView v;
+    v.buffer = static_cast<int>(bases.size());
+    v.dtype = dtype;
+    v.offset = ctx.constant(0);
+    for (const Mode &m : r.modes) {
+      v.shape.push_back(term(m.shape));
+      v.strides.push_back(term(m.stride));
+    }
+    bases.push_back(std::move(r));
+    return v;
+  }
+
   std::optional<Result> of(const Expr &e) {
+    sema::ViewHooks hooks;
+    hooks.base = [&](const Expr &b) -> std::optional<sema::SymbolicView> {
+      const sema::TensorType *type = tensor_type(b);
+      auto r = base_of(b);
+      if (!r || !type)
+        return std::nullopt;
+      return symbolic(std::move(*r), type->dtype);
+    };
+    hooks.integer = [&](const Expr &x) { return term(extent(x)); };
+    hooks.error = [](const Range &, const std::string &) {};
+    auto v = sema::view_of(*file.sema, ctx, e, hooks);
+    if (!v || v->buffer < 0)
+      return std::nullopt;
+    Result out{bases[static_cast<size_t>(v->buffer)].view, {}};
+    // A swizzled array's layout holds for the array itself; a part of it is
+    // not that layout's restriction (the swizzle acts on the whole offset).
+    if (!out.view.swizzle.empty() && !is_base(e))
+      return std::nullopt;
+    if (!v->tile.empty()) {
+      // A tiled view: (tile counts : tile-sized steps, tile : element steps).
+      const sema::TensorType *type = tensor_type(e);
+      if (!type || type->shape.size() != 2 * v->tile.size())
+        return std::nullopt;
+      for (size_t i = 0; i < v->tile.size(); ++i)
+        out.modes.push_back({extent(type->shape[i]), text_of(v->tile[i] * v->strides[i])});
+      for (size_t i = 0; i < v->tile.size(); ++i)
+        out.modes.push_back({text_of(v->tile[i]), text_of(v->strides[i])});
+      return out;
+    }
+    for (size_t i = 0; i < v->shape.size(); ++i)
+      out.modes.push_back({text_of(v->shape[i]), text_of(v->strides[i])});
+    return out;
+  }
+
+  bool is_base(const Expr &e) const {
+    return e.kind == ExprKind::Name ||
+           (e.kind == ExprKind::Call && file.sema->call_of(e).kind != sema::CallKind::Tile &&
+            file.sema->builtin_of(e) != BuiltinId::View &&
+            file.sema->builtin_of(e) != BuiltinId::Subview);
+  }
+
+  // What the model does not derive: a name (a parameter, or a local through
+  // its defining value) and the calls that make tensors.
+  std::optional<Result> base_of(const Expr &e) {
     if (++depth > 16)
       return std::nullopt;
-    const sema::TensorType *type = tensor_type(e);
-    switch (e.kind) {
-    case ExprKind::Name: {
+    if (e.kind == ExprKind::Name) {
       auto ref = file.sema->references.find(&e);
       if (ref == file.sema->references.end())
         return std::nullopt;
       return of_symbol(*ref->second);
     }
-    case ExprKind::Subscript: {
-      auto base = of(*e.operands[0]);
-      const size_t indices = e.operands.size() - 1;
-      if (!base || !type || !base->view.swizzle.empty() || indices > base->modes.size())
-        return std::nullopt;
-      base->modes.erase(base->modes.begin(), base->modes.begin() + indices);
-      return base;
-    }
-    case ExprKind::Call:
-      break;
-    default:
+    const sema::TensorType *type = tensor_type(e);
+    if (e.kind != ExprKind::Call || !type)
       return std::nullopt;
-    }
-    if (!type)
-      return std::nullopt;
-    const Expr &callee = e.callee();
     const BuiltinId id = file.sema->builtin_of(e);
     if (id == BuiltinId::MakeShared) {
       Result r{{}, of_type(*type)};
@@ -168,39 +237,8 @@ struct Walk {
           return std::nullopt;
       return r;
     }
-    if (id == BuiltinId::View && type->swizzled)
-      return std::nullopt; // the bytes are swizzled; the row-major view would misstate them
-    if (id == BuiltinId::MakeLocal || id == BuiltinId::Full || id == BuiltinId::View ||
-        is_intrinsic(id))
+    if (id == BuiltinId::MakeLocal || id == BuiltinId::Full || is_intrinsic(id))
       return Result{{}, of_type(*type)};
-    if (id == BuiltinId::Subview) {
-      const Expr *source = argument(e, 0, "t");
-      auto base = source ? of(*source) : std::nullopt;
-      if (!base || !base->view.swizzle.empty() || base->modes.size() != type->shape.size())
-        return std::nullopt;
-      const Expr *steps = argument(e, 3, "strides");
-      const auto step = steps ? elements(*steps) : std::vector<const Expr *>{};
-      for (size_t i = 0; i < base->modes.size(); ++i) {
-        base->modes[i].shape = extent(type->shape[i]);
-        if (step.size() == base->modes.size())
-          base->modes[i].stride = times(base->modes[i].stride, extent(*step[i]));
-      }
-      return base;
-    }
-    if (file.sema->call_of(e).kind == sema::CallKind::Tile && e.arg_count() == 1) {
-      auto base = of(*callee.operands[0]);
-      const auto tile = elements(e.arg(0));
-      if (!base || !base->view.swizzle.empty() || tile.size() != base->modes.size() ||
-          type->shape.size() != 2 * tile.size())
-        return std::nullopt;
-      std::vector<Mode> modes;
-      for (size_t i = 0; i < tile.size(); ++i)
-        modes.push_back({extent(type->shape[i]), times(extent(*tile[i]), base->modes[i].stride)});
-      for (size_t i = 0; i < tile.size(); ++i)
-        modes.push_back({extent(*tile[i]), base->modes[i].stride});
-      base->modes = std::move(modes);
-      return base;
-    }
     return std::nullopt;
   }
 
@@ -236,7 +274,7 @@ std::optional<ViewLayout> layout_of(const CheckedFile &file, const ast::Function
                                     const ast::Expr &view) {
   if (!file.sema || !file.source)
     return std::nullopt;
-  Walk walk{file, function};
+  Walk walk(file, function);
   return finish(walk.of(view));
 }
 
@@ -244,7 +282,7 @@ std::optional<ViewLayout> layout_of_symbol(const CheckedFile &file, const ast::F
                                            const sema::Symbol &symbol) {
   if (!file.sema || !file.source)
     return std::nullopt;
-  Walk walk{file, function};
+  Walk walk(file, function);
   return finish(walk.of_symbol(symbol));
 }
 
