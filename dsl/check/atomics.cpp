@@ -49,28 +49,27 @@ int64_t apply(BuiltinId id, ScalarKind dtype, int64_t old, int64_t value, int64_
 
 } // namespace
 
-bool Machine::atomic_conflict(const CellLog &l, int64_t lane, int32_t &block,
+bool Machine::atomic_conflict(const AtomicLog &a, int64_t lane, int32_t &block,
                               int32_t &thread) const {
-  if (l.atomic_block < 0)
+  if (a.block < 0)
     return false;
-  if (l.atomic_block != block_linear_) {
-    block = l.atomic_block;
-    thread = l.atomic_lane;
+  if (a.block != block_linear_) {
+    block = a.block;
+    thread = a.lane;
     return true;
   }
-  if (l.atomic_other_block >= 0) {
-    block = l.atomic_other_block;
-    thread = l.atomic_other_lane;
+  if (a.other_block >= 0) {
+    block = a.other_block;
+    thread = a.other_lane;
     return true;
   }
   const bool unordered_atomic =
-      l.many_atomic_lanes ? l.atomic_epoch == epoch_ &&
-                                (l.many_atomic_warps || warp_of(l.atomic_lane) != warp_of(lane) ||
-                                 l.atomic_warp_epoch == warp_epoch(lane))
-                          : unordered(l.atomic_epoch, l.atomic_warp_epoch, l.atomic_lane, lane);
+      a.many_lanes ? a.epoch == epoch_ && (a.many_warps || warp_of(a.lane) != warp_of(lane) ||
+                                           a.warp_epoch == warp_epoch(lane))
+                   : unordered(a.epoch, a.warp_epoch, a.lane, lane);
   if (unordered_atomic) {
-    block = l.atomic_block;
-    thread = l.atomic_lane != lane ? l.atomic_lane : -1;
+    block = a.block;
+    thread = a.lane != lane ? a.lane : -1;
     return true;
   }
   return false;
@@ -199,25 +198,28 @@ void Machine::atomic_update(BuiltinId id, const Expr &call, const View &v, const
     c.version += 1;
     // An atomic update covers its element; more of them accumulate (no E0908).
     l.writes = std::max(l.writes, 1);
+    if (b.atomics.empty())
+      b.atomics.resize(b.log.size());
+    AtomicLog &a = b.atomics[static_cast<size_t>(index)];
     const auto blk = static_cast<int32_t>(block_linear_);
-    if (l.atomic_block >= 0 && l.atomic_block != blk) {
-      l.atomic_other_block = l.atomic_block;
-      l.atomic_other_lane = l.atomic_lane;
-      l.atomic_block = -1;
+    if (a.block >= 0 && a.block != blk) {
+      a.other_block = a.block;
+      a.other_lane = a.lane;
+      a.block = -1;
     }
-    if (l.atomic_block < 0 || l.atomic_epoch != epoch_) {
-      l.atomic_block = blk;
-      l.atomic_lane = static_cast<int32_t>(lane);
-      l.atomic_epoch = epoch_;
-      l.atomic_site = site;
-      l.many_atomic_lanes = false;
-      l.many_atomic_warps = false;
-    } else if (l.atomic_lane != lane) {
-      l.many_atomic_lanes = true;
-      if (warp_of(l.atomic_lane) != warp_of(lane))
-        l.many_atomic_warps = true;
+    if (a.block < 0 || a.epoch != epoch_) {
+      a.block = blk;
+      a.lane = static_cast<int32_t>(lane);
+      a.epoch = epoch_;
+      a.site = site;
+      a.many_lanes = false;
+      a.many_warps = false;
+    } else if (a.lane != lane) {
+      a.many_lanes = true;
+      if (warp_of(a.lane) != warp_of(lane))
+        a.many_warps = true;
     }
-    l.atomic_warp_epoch = warp_epoch(lane);
+    a.warp_epoch = warp_epoch(lane);
   }
 }
 

@@ -73,6 +73,12 @@ bool Machine::refine(int index, int64_t bytes) {
       log[i] = b.log[i / static_cast<size_t>(k)];
     b.log = std::move(log);
   }
+  if (!b.atomics.empty()) {
+    std::vector<AtomicLog> atomics(b.atomics.size() * static_cast<size_t>(k));
+    for (size_t i = 0; i < atomics.size(); ++i)
+      atomics[i] = b.atomics[i / static_cast<size_t>(k)];
+    b.atomics = std::move(atomics);
+  }
   if (!b.grid_reads.empty()) {
     std::vector<GridReads> reads(b.grid_reads.size() * static_cast<size_t>(k));
     for (size_t i = 0; i < reads.size(); ++i)

@@ -1,6 +1,7 @@
 // The machine's state and its memory: cells, the write log, and the
 // race / uninitialized / async-before-wait checks every access goes through.
 #include "machine.h"
+#include "summary.h"
 
 #include <algorithm>
 
@@ -54,6 +55,8 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
                  const CheckerOptions &options)
     : file_(file), sema_(*file.sema), kernel_(kernel), options_(options) {
   warp_size_ = kernel.target == sema::Target::Gfx942 ? 64 : 32;
+  warp_shift_ = kernel.target == sema::Target::Gfx942 ? 6 : 5;
+  uses_syncwarp_ = calls_in(sema_, *kernel.function).has(BuiltinId::Syncwarp);
 }
 
 int Machine::field_id(const std::string &name) {
@@ -334,10 +337,11 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
                                    unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
         if (should_report("race", at))
           report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
-      } else if (int32_t block = -1, thread = -1; atomic_conflict(l, lane, block, thread)) {
-        report_atomic_race("read-atomic", lane, at, b, first + k, block, thread, l.atomic_site,
-                           "read plainly here and updated atomically by ",
-                           "updated atomically here");
+      } else if (const AtomicLog *a = atomic_log(b, first + k); a) [[unlikely]] {
+        if (int32_t block = -1, thread = -1; atomic_conflict(*a, lane, block, thread))
+          report_atomic_race("read-atomic", lane, at, b, first + k, block, thread, a->site,
+                             "read plainly here and updated atomically by ",
+                             "updated atomically here");
       }
       if (!b.grid_reads.empty()) {
         GridReads &g = b.grid_reads[static_cast<size_t>(first + k)];
@@ -368,7 +372,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         l.many_reader_warps = false;
         l.read_site = current_site_;
       }
-      l.read_warp_epoch = warp_epoch(lane);
+      if (uses_syncwarp_) [[unlikely]]
+        l.read_warp_epoch = warp_epoch(lane);
     } else if (!c.initialized) {
       poison = true;
       report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
@@ -451,10 +456,11 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
                 b.grid_reads[static_cast<size_t>(index)].other_block >= 0)) {
       if (should_report("race", at))
         report_grid_read_race(where(), b, b.grid_reads[static_cast<size_t>(index)]);
-    } else if (int32_t block = -1, thread = -1; atomic_conflict(l, lane, block, thread)) {
-      report_atomic_race("write-atomic", lane, at, b, index, block, thread, l.atomic_site,
-                         "written plainly here and updated atomically by ",
-                         "updated atomically here");
+    } else if (const AtomicLog *a = atomic_log(b, index); a) [[unlikely]] {
+      if (int32_t block = -1, thread = -1; atomic_conflict(*a, lane, block, thread))
+        report_atomic_race("write-atomic", lane, at, b, index, block, thread, a->site,
+                           "written plainly here and updated atomically by ",
+                           "updated atomically here");
     }
   }
   if (!b.declared.empty() && tag)
@@ -475,7 +481,8 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
     log->writer = static_cast<int32_t>(lane);
     log->writer_block = static_cast<int32_t>(block_linear_);
     log->write_epoch = epoch_;
-    log->write_warp_epoch = warp_epoch(lane);
+    if (uses_syncwarp_) [[unlikely]]
+      log->write_warp_epoch = warp_epoch(lane);
     log->writes += 1;
   }
 }
@@ -643,6 +650,7 @@ void Machine::start_block() {
       continue;
     std::fill(b.data.begin(), b.data.end(), Cell{});
     std::fill(b.log.begin(), b.log.end(), CellLog{});
+    b.atomics.clear();
   }
   block_cells_ = 0;
   open_group_.assign(static_cast<size_t>(lanes_), {});

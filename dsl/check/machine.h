@@ -55,12 +55,13 @@ struct Tag {
   // Derived from a read that was already reported (never written, async data
   // before its wait): assertions on it stay quiet, one error is enough.
   bool poison = false;
+  // Zeros a predicated copy wrote in place of its source (valid=False): no
+  // fields, and an assertion on it says so. A join is zero only if both are.
+  // (Next to `poison`: a Tag stays 40 bytes, which the hot paths copy.)
+  bool zero = false;
   // Derived from an integer the host wrote (Machine::content_names_), whose
   // value the checker does not know: -1 when none.
   int16_t contents = -1;
-  // Zeros a predicated copy wrote in place of its source (valid=False): no
-  // fields, and an assertion on it says so. A join is zero only if both are.
-  bool zero = false;
   Tag() { field.fill(kAbsent); }
   bool empty() const;
 };
@@ -180,18 +181,23 @@ struct CellLog {
   int32_t write_warp_epoch = 0;
   int32_t read_warp_epoch = 0;
   bool many_reader_warps = false;
-  // Atomic updates (atomics.cpp): a thread of atomic_block that made one in
-  // atomic_epoch (and whether others of that block did), and a thread of
-  // another block that made one (blocks run in order, so one is enough).
-  int64_t atomic_epoch = -1;
-  int32_t atomic_block = -1;
-  int32_t atomic_lane = -1;
-  int32_t atomic_site = -1;
-  int32_t atomic_other_block = -1;
-  int32_t atomic_other_lane = -1;
-  bool many_atomic_lanes = false;
-  int32_t atomic_warp_epoch = 0;
-  bool many_atomic_warps = false;
+};
+
+// The atomic updates of a cell (atomics.cpp), in Buffer::atomics, which a
+// buffer has only once an atomic touched it (the plain access path stays as
+// small as before): a thread of `block` that made one in `epoch` (and
+// whether others of that block, or of other warps, did), and a thread of
+// another block that made one (blocks run in order, so one is enough).
+struct AtomicLog {
+  int64_t epoch = -1;
+  int32_t block = -1;
+  int32_t lane = -1;
+  int32_t site = -1;
+  int32_t other_block = -1;
+  int32_t other_lane = -1;
+  int32_t warp_epoch = 0;
+  bool many_lanes = false;
+  bool many_warps = false;
 };
 
 // The blocks that read a global cell (the first, and the first other one),
@@ -212,6 +218,7 @@ struct Buffer {
   std::vector<Cell> data;                 // local: [i * threads + lane] (Machine::cell)
   std::vector<CellLog> log;               // shared and global: [i]; local: empty
   std::vector<GridReads> grid_reads;      // global: [i]; else empty
+  std::vector<AtomicLog> atomics;         // [i] once an atomic updated the buffer; else empty
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
@@ -283,6 +290,8 @@ public:
   std::array<int64_t, 3> block_{0, 0, 0};
   int64_t block_linear_ = 0;
   int warp_size_ = 32;
+  int warp_shift_ = 5;         // log2(warp_size_)
+  bool uses_syncwarp_ = false; // else warp epochs stay 0 and accesses are not stamped
   std::map<std::string, int64_t> sizes_;
 
   std::unordered_map<const Symbol *, Value> env_;
@@ -300,16 +309,14 @@ public:
   // syncwarp() count per warp of the current block: two accesses of one warp
   // in one barrier interval are ordered when a syncwarp() lies between them.
   std::vector<int32_t> warp_epoch_;
-  int64_t warp_of(int64_t lane) const { return lane / warp_size_; }
-  int32_t warp_epoch(int64_t lane) const {
-    return warp_epoch_.empty() ? 0 : warp_epoch_[static_cast<size_t>(warp_of(lane))];
-  }
+  int64_t warp_of(int64_t lane) const { return lane >> warp_shift_; }
+  int32_t warp_epoch(int64_t lane) const { return warp_epoch_[static_cast<size_t>(warp_of(lane))]; }
   // An access of `other` (stamped with epoch and warp epoch) and one of
   // `lane` now, in this block: unordered when no syncthreads() lies between
   // and, for two lanes of one warp, no syncwarp() either.
   bool unordered(int64_t epoch, int32_t warp_stamp, int64_t other, int64_t lane) const {
     return epoch == epoch_ && other != lane &&
-           (warp_of(other) != warp_of(lane) || warp_stamp == warp_epoch(lane));
+           (!uses_syncwarp_ || warp_of(other) != warp_of(lane) || warp_stamp == warp_epoch(lane));
   }
   // The cell's reads of this block and interval that a write by `lane` races with.
   bool reads_unordered(const CellLog &l, int64_t lane) const {
@@ -317,6 +324,8 @@ public:
       return false;
     if (!l.many_readers)
       return unordered(l.read_epoch, l.read_warp_epoch, l.reader, lane);
+    if (!uses_syncwarp_)
+      return true;
     // Several readers: exact for readers of other warps; within the warp,
     // ordered only when the latest read came before the last syncwarp().
     return l.many_reader_warps || warp_of(l.reader) != warp_of(lane) ||
@@ -534,7 +543,14 @@ public:
                      const Value *expected, const Mask &m, Value &out);
   // A plain access of `lane` that races with an atomic update of the cell;
   // the other thread (-1: several) and its block.
-  bool atomic_conflict(const CellLog &l, int64_t lane, int32_t &block, int32_t &thread) const;
+  bool atomic_conflict(const AtomicLog &a, int64_t lane, int32_t &block, int32_t &thread) const;
+  // The atomic log of cell `index` when the buffer has one and an atomic updated the cell.
+  static const AtomicLog *atomic_log(const Buffer &b, int64_t index) {
+    if (b.atomics.empty()) [[likely]]
+      return nullptr;
+    const AtomicLog &a = b.atomics[static_cast<size_t>(index)];
+    return a.block >= 0 ? &a : nullptr;
+  }
   void report_atomic_race(const char *check, int64_t lane, const Range &at, const Buffer &b,
                           int64_t cell, int32_t block, int32_t thread, int32_t site,
                           const std::string &what, const char *note);
@@ -598,6 +614,7 @@ public:
 };
 
 static_assert(std::tuple_size_v<decltype(TraceNode::fields)> == kMaxFields);
+static_assert(sizeof(Tag) == 40, "a Tag is copied per element and thread: keep it small");
 
 // checker.cpp: the outermost statements of `kernel` (and of the @device
 // functions its executed statements call) not in `visited`.
