@@ -6,8 +6,11 @@
 Prints one JSON object with "median_ms" (CUDA events, median of ITERS runs
 after a warm-up), the library and torch's version. OP: matmul (cuBLAS through
 torch.mm: A is M x K, B is N x K, bf16 inputs, f32 output where torch allows
-it, as the examples' @bench computes) or softmax (torch.softmax over rows of
-an M x N f32 matrix). Inputs are uniform in [-1, 1]. Exit 1 with {"error"}
+it, as the examples' @bench computes), softmax (torch.softmax over rows of
+an M x N f32 matrix), attention / attention_causal (SDPA on B x H x S x D
+bf16, flash backend else cuDNN), grouped_matmul (torch._grouped_mm, T x K by
+E experts' K x N, equal groups), layer_norm / rms_norm (M x N f32), row_sum
+(torch.sum over the rows of B x N) or transpose (M x N f32, copied). Inputs are uniform in [-1, 1]. Exit 1 with {"error"}
 on anything else (no torch, no GPU, an unknown OP).
 """
 import json
@@ -60,8 +63,62 @@ def main():
 
         def f():
             return torch.softmax(x, dim=1)
+    elif op in ("attention", "attention_causal"):
+        # SDPA's fastest backend that runs (flash, then cuDNN), both reported.
+        b, h, s, d = sizes["B"], sizes["H"], sizes["S"], sizes["D"]
+        q, k, v = (uniform(b, h, s, d).bfloat16() for _ in range(3))
+        causal = op == "attention_causal"
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        backends = {}
+        for name, backend in (("flash", SDPBackend.FLASH_ATTENTION),
+                              ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+            try:
+                with sdpa_kernel(backend):
+                    torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                backends[name] = backend
+            except Exception:  # noqa: BLE001  (a backend this torch or GPU lacks)
+                pass
+        if not backends:
+            fail("no SDPA backend (flash, cuDNN) runs here")
+        name, backend = next(iter(backends.items()))
+        library, output = "torch SDPA (%s backend, bf16)" % name, "bf16"
+
+        def f():
+            with sdpa_kernel(backend):
+                return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    elif op == "grouped_matmul":
+        # torch._grouped_mm: X (T x K) by each expert's W^T (E x K x N), 8 equal groups.
+        t, n, k, e = sizes["T"], sizes["N"], sizes["K"], sizes["E"]
+        x = uniform(t, k).bfloat16()
+        w = uniform(e, n, k).bfloat16().transpose(1, 2)
+        offs = torch.arange(1, e + 1, device="cuda", dtype=torch.int32) * (t // e)
+        library, output = "torch._grouped_mm (bf16)", "bf16"
+
+        def f():
+            return torch._grouped_mm(x, w, offs=offs)
+    elif op in ("layer_norm", "rms_norm"):
+        x, w, bias = uniform(sizes["M"], sizes["N"]), uniform(sizes["N"]), uniform(sizes["N"])
+        library, output = "torch.nn.functional.%s (f32)" % op, "f32"
+
+        def f():
+            if op == "layer_norm":
+                return torch.nn.functional.layer_norm(x, (sizes["N"],), w, bias, eps=1e-5)
+            return torch.nn.functional.rms_norm(x, (sizes["N"],), w, eps=1e-5)
+    elif op == "row_sum":
+        x = uniform(sizes["B"], sizes["N"])
+        library, output = "torch.sum over rows (f32)", "f32"
+
+        def f():
+            return torch.sum(x, dim=1)
+    elif op == "transpose":
+        x = uniform(sizes["M"], sizes["N"])
+        library, output = "torch .t().contiguous() (f32)", "f32"
+
+        def f():
+            return x.t().contiguous()
     else:
-        fail("unknown operation %r (matmul, softmax)" % op)
+        fail("unknown operation %r (matmul, softmax, attention, attention_causal, grouped_matmul, "
+             "layer_norm, rms_norm, row_sum, transpose)" % op)
     for _ in range(10):
         f()
     torch.cuda.synchronize()

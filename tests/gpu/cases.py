@@ -52,6 +52,41 @@ CASES = [
     # being written and finite), and not tile multiples
     ("softmax", "softmax_naive", "M=1000,N=999", "ok"),
     ("softmax", "softmax_naive", "M=64,N=0", "refuse"),
+    # reduce_sum: assume(N > 0, B <= 16); before=reduce_zero zeroes Y each run
+    ("reduce_sum", "reduce_sum", "B=8,N=8388608", "ok"),
+    ("reduce_sum", "reduce_sum", "B=3,N=1000", "ok"),  # a partial tile
+    ("reduce_sum", "reduce_sum", "B=16,N=4096", "ok"),
+    ("reduce_sum", "reduce_sum", "B=17,N=4096", "refuse"),
+    # gemm_splitk: assume(M % 64 == 0, N % 64 == 0, K % (32 * 4) == 0); before=gemm_zero
+    ("gemm_splitk", "gemm_splitk", gemm(1024, 1024, 16384), "ok"),
+    ("gemm_splitk", "gemm_splitk", gemm(192, 320, 256), "ok"),
+    ("gemm_splitk", "gemm_splitk", gemm(64, 64, 128), "ok"),
+    ("gemm_splitk", "gemm_splitk", gemm(64, 64, 96), "refuse"),
+    # transpose: no assume; ragged edges guarded
+    ("transpose", "transpose", "M=8192,N=8192", "ok"),
+    ("transpose", "transpose", "M=1000,N=999", "ok"),
+    ("transpose", "transpose", "M=1,N=33", "ok"),
+    # layer_norm / rms_norm: assume(M % 8 == 0, N % 32 == 0, N > 0)
+    ("layer_norm", "layer_norm", "M=16384,N=4096", "ok"),
+    ("layer_norm", "layer_norm", "M=8,N=32", "ok"),
+    ("layer_norm", "layer_norm", "M=1000,N=1024", "ok"),
+    ("layer_norm", "layer_norm", "M=1001,N=1024", "refuse"),
+    ("layer_norm", "rms_norm", "M=16384,N=4096", "ok"),
+    ("layer_norm", "rms_norm", "M=1000,N=96", "ok"),
+    ("layer_norm", "rms_norm", "M=64,N=100", "refuse"),
+    # moe_grouped_gemm: assume(N % 64 == 0, K % 32 == 0, E <= 8); the runner's
+    # grouped_matmul reference draws uneven offsets with empty experts
+    ("moe_grouped_gemm", "moe_grouped_gemm", "T=8192,N=14336,K=4096,E=8", "ok"),
+    ("moe_grouped_gemm", "moe_grouped_gemm", "T=1000,N=128,K=96,E=8", "ok"),  # partial tiles
+    ("moe_grouped_gemm", "moe_grouped_gemm", "T=64,N=64,K=32,E=1", "ok"),
+    ("moe_grouped_gemm", "moe_grouped_gemm", "T=64,N=64,K=32,E=9", "refuse"),
+    # flash_attention: assume(S % 32 == 0); D = 64 in the file
+    ("flash_attention", "attention", "B=4,H=32,S=4096", "ok"),
+    ("flash_attention", "attention", "B=1,H=2,S=96", "ok"),  # S not a multiple of the 64-row tile
+    ("flash_attention", "attention", "B=2,H=3,S=32", "ok"),
+    ("flash_attention", "attention", "B=1,H=1,S=100", "refuse"),
+    ("flash_attention", "attention_causal", "B=4,H=32,S=4096", "ok"),
+    ("flash_attention", "attention_causal", "B=1,H=2,S=96", "ok"),
     # the runner's own test artifact
     ("tiny", "matmul_naive", gemm(256, 256, 256), "ok"),
     ("tiny", "matmul_naive", gemm(48, 100, 37), "ok"),
@@ -62,3 +97,17 @@ CASES = [
     ("tiny", "scale_skip", "N=1000", "wrong", ["--reference", "scale_ref"]),
     ("tiny", "scale_wrong", "N=4096", "wrong", ["--reference", "scale_ref"]),
 ]
+
+# The library each example is timed against in the same run (bench/library_time.py
+# OP SIZES): (artifact, kernel) -> (op, extra sizes). GEMM-shaped cases are timed
+# with cuBLAS above; these are the others.
+LIBRARY = {
+    ("reduce_sum", "reduce_sum"): ("row_sum", ""),
+    ("transpose", "transpose"): ("transpose", ""),
+    ("layer_norm", "layer_norm"): ("layer_norm", ""),
+    ("layer_norm", "rms_norm"): ("rms_norm", ""),
+    ("softmax", "softmax"): ("softmax", ""),
+    ("moe_grouped_gemm", "moe_grouped_gemm"): ("grouped_matmul", ""),
+    ("flash_attention", "attention"): ("attention", "D=64"),
+    ("flash_attention", "attention_causal"): ("attention_causal", "D=64"),
+}

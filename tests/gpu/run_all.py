@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import CASES  # noqa: E402
+from cases import CASES, LIBRARY  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 RUNNER = os.path.join(ROOT, "codegen", "runner", "argus-runner")
@@ -127,6 +127,16 @@ def cublas_times(shapes):
     return out
 
 
+def library_time(op, sizes):
+    """bench/library_time.py's answer for one operation and size set (a dict)."""
+    cmd = [sys.executable, os.path.join(ROOT, "bench", "library_time.py"), op, sizes]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    except Exception as e:  # noqa: BLE001
+        return {"error": str(e)}
+
+
 def fmt(v, spec):
     return format(v, spec) if isinstance(v, (int, float)) else "-"
 
@@ -168,9 +178,20 @@ def main():
     shapes = sorted({parse_gemm(r["sizes"]) for r in results
                      if r["expect"] == "ok" and r["artifact"] != "tiny" and parse_gemm(r["sizes"])})
     cublas = cublas_times(shapes)
+    # The other workloads' libraries (cases.LIBRARY), once per (op, sizes).
+    library = {}
+    for r in results:
+        entry = LIBRARY.get((r["artifact"], r["kernel"]))
+        if not entry or r["expect"] != "ok":
+            continue
+        op, extra = entry
+        sizes = r["sizes"] + ("," + extra if extra else "")
+        if (op, sizes) not in library:
+            library[(op, sizes)] = library_time(op, sizes)
+        r["library"] = library[(op, sizes)]
 
     header = ["", "artifact", "kernel", "sizes", "expect", "correct", "error", "median ms", "rate", "% peak",
-              "cuBLAS ms", "cuBLAS TF/s", "vs cuBLAS"]
+              "library ms", "cuBLAS TF/s", "vs library"]
     rows = [header]
     for r in results:
         res = r["result"]
@@ -183,6 +204,8 @@ def main():
         g = parse_gemm(r["sizes"])
         if g and r["artifact"] != "tiny" and r["expect"] == "ok" and isinstance(cublas, dict):
             cb = cublas.get("%dx%dx%d" % g, {})
+        elif isinstance(r.get("library"), dict) and "median_ms" in r["library"]:
+            cb = {"median_ms": float(r["library"]["median_ms"])}
         vs = "-"
         if isinstance(cb.get("median_ms"), float) and isinstance(res.get("median_ms"), (int, float)) and res["median_ms"] > 0:
             vs = "%.1f%%" % (100.0 * cb["median_ms"] / res["median_ms"])
@@ -201,7 +224,9 @@ def main():
     with open(os.path.join(OUT, "results.json"), "w") as f:
         json.dump({"environment": env_info, "builds": {k: {"ok": v[0], "message": v[1], "seconds": v[2]}
                                                        for k, v in builds.items()},
-                   "cases": results, "cublas": cublas}, f, indent=1)
+                   "cases": results, "cublas": cublas,
+                   "library": [{"op": k[0], "sizes": k[1], **v} for k, v in library.items()]},
+                  f, indent=1)
     print("\n" + text, flush=True)
     return 0 if not failed and cases else 1
 

@@ -11,7 +11,9 @@
 # forbids, which the launcher must refuse), runs the runner's own test
 # artifact (tests/runner/fixtures/tiny: correct kernels, refused sizes, and
 # two planted bugs the runner must catch), times cuBLAS through PyTorch at the
-# GEMM sizes, prints a table and writes $OUT/results.json and $OUT/table.txt.
+# GEMM sizes and the other workloads' libraries (SDPA, torch._grouped_mm,
+# norms, sums, copies: cases.LIBRARY through bench/library_time.py), prints a
+# table and writes $OUT/results.json and $OUT/table.txt.
 # Exit status 0 when every case had its expected outcome.
 #
 # Environment: OUT (default ./gpu-results), ARGUS_GPU_ARTIFACTS (default
