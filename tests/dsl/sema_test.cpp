@@ -292,6 +292,68 @@ TEST(Sema, ShuffleLanesFitTheWarpOfEveryTarget) {
     EXPECT_NE(f.code, "E0603") << dump(amd);
 }
 
+// Votes and syncwarp group a warp's lanes (32 on sm90, 64 on gfx942): in a
+// kernel built for both targets with more than 32 threads per block they are
+// E0603; a declared target or a block of at most 32 threads is fine. A
+// declared target must be a known one and agree with the intrinsics used.
+TEST(Sema, WarpGroupsNeedOneTargetOrOneWarp) {
+  const auto both = diagnose("@kernel(grid=1, block=64)\n"
+                             "def v(Y: Tensor((64,), u64)):\n"
+                             "    syncwarp()\n"
+                             "    Y[thread_id()] = ballot(thread_id() < 3)\n");
+  ASSERT_EQ(both.size(), 2u) << dump(both);
+  for (const Found &f : both) {
+    EXPECT_EQ(f.code, "E0603");
+    EXPECT_NE(f.message.find("32 on sm90, 64 on gfx942"), std::string::npos) << f.message;
+  }
+  EXPECT_TRUE(diagnose("@kernel(grid=1, block=64, target=\"sm90\")\n"
+                       "def v(Y: Tensor((64,), u64)):\n"
+                       "    Y[thread_id()] = ballot(thread_id() < 3)\n")
+                  .empty());
+  EXPECT_TRUE(diagnose("@kernel(grid=1, block=32)\n"
+                       "def v(Y: Tensor((32,), i32)):\n"
+                       "    Y[thread_id()] = i32(any_sync(thread_id() < 3))\n")
+                  .empty());
+  const auto bad = diagnose("@kernel(grid=1, block=32, target=\"sm91\")\n"
+                            "def v(Y: Tensor((32,), f32)):\n"
+                            "    Y[thread_id()] = 0.0\n"
+                            "@kernel(grid=1, block=32, target=\"gfx942\")\n"
+                            "def w(Y: Tensor((32,), f32)):\n"
+                            "    nvvm.cp_async_4(Y[thread_id()], Y[thread_id()])\n");
+  ASSERT_GE(bad.size(), 2u) << dump(bad);
+  EXPECT_EQ(bad[0].code, "E0603");
+  EXPECT_NE(bad[0].message.find("target is \"sm90\" or \"gfx942\""), std::string::npos);
+  bool mixed = false;
+  for (const Found &f : bad)
+    mixed =
+        mixed || (f.code == "E0705" && f.message.find("declared for gfx942") != std::string::npos);
+  EXPECT_TRUE(mixed) << dump(bad);
+}
+
+// Atomics take one element of global or shared memory and a value of its type.
+TEST(Sema, AtomicsTakeAnElementOfGlobalOrSharedMemory) {
+  const auto found = diagnose("@kernel(grid=1, block=32)\n"
+                              "def k(X: Tensor((32,), f32), Y: Tensor((32,), bf16)):\n"
+                              "    t = thread_id()\n"
+                              "    r = make_local((4,), f32)\n"
+                              "    atomic_add(X[t], 1.0)\n"
+                              "    atomic_max(X[t], 1)\n"
+                              "    atomic_add(Y[t], bf16(1.0))\n"
+                              "    atomic_add(r[0], 1.0)\n"
+                              "    atomic_add(X, 1.0)\n"
+                              "    atomic_add(X[t], 1.0, scope=\"grid\")\n");
+  ASSERT_EQ(found.size(), 5u) << dump(found);
+  EXPECT_EQ(found[0].line, 6u); // max of a float
+  EXPECT_NE(found[0].message.find("no f32 form"), std::string::npos) << found[0].message;
+  EXPECT_EQ(found[1].line, 7u);
+  EXPECT_NE(found[1].message.find("no bf16 form"), std::string::npos) << found[1].message;
+  EXPECT_NE(found[2].message.find("a register array belongs to one thread"), std::string::npos);
+  EXPECT_NE(found[3].message.find("needs one element of a tensor"), std::string::npos);
+  EXPECT_NE(found[4].message.find("scope is \"block\""), std::string::npos);
+  for (const Found &f : found)
+    EXPECT_EQ(f.code, "E0603") << f.message;
+}
+
 TEST(Sema, BreakAndContinueNeedALoop) {
   const auto found = diagnose("@kernel(grid=1, block=32)\n"
                               "def k(C: Tensor((32,), f32)):\n"
