@@ -7,7 +7,7 @@
 // The code generator (codegen/lower) and the editor queries (dsl/query) both
 // build on view_of(); the checker's interpreter takes the same steps on
 // per-thread integers (dsl/check/eval.cpp), which no symbolic term could do
-// at its speed, and tests/dsl/view_model_test.cpp holds the two to one result.
+// at its speed, and tests/checker/view_model_test.cpp holds the two to one result.
 #pragma once
 
 #include "argus/dsl/sema.h"
