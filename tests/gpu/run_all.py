@@ -161,34 +161,41 @@ def main():
         print("build %-16s %s (%.0f s)%s" % (name, "ok" if ok else "FAILED", secs,
                                             "" if ok else "\n" + msg), flush=True)
 
+    # Each case's result (with its library's figure, timed right after it) is
+    # appended to $OUT/cases.jsonl as it lands, so a run cut off by a time
+    # limit still brings back what it measured.
     results = []
+    cublas = {}
+    library = {}  # (op, sizes) -> bench/library_time.py's answer, timed once
+    log = open(os.path.join(OUT, "cases.jsonl"), "w")
     for case in cases:
         if not builds[case[0]][0]:
-            results.append({"artifact": case[0], "kernel": case[1], "sizes": case[2], "expect": case[3],
-                            "passed": False, "exit_code": None, "result": {"error": "build failed", "stage": "build"}})
-            continue
-        r = run_case(case)
+            r = {"artifact": case[0], "kernel": case[1], "sizes": case[2], "expect": case[3],
+                 "passed": False, "exit_code": None, "result": {"error": "build failed", "stage": "build"}}
+        else:
+            r = run_case(case)
         results.append(r)
+        shape = parse_gemm(r["sizes"])
+        if r["expect"] == "ok" and r["artifact"] != "tiny" and shape:
+            key = "%dx%dx%d" % shape
+            if key not in cublas:
+                cublas.update(cublas_times([shape]))
+            r["cublas"] = cublas.get(key)
+        entry = LIBRARY.get((r["artifact"], r["kernel"]))
+        if entry and r["expect"] == "ok":
+            op, extra = entry
+            sizes = r["sizes"] + ("," + extra if extra else "")
+            if (op, sizes) not in library:
+                library[(op, sizes)] = library_time(op, sizes)
+            r["library"] = library[(op, sizes)]
+        log.write(json.dumps(r) + "\n")
+        log.flush()
         res = r["result"]
         print("%-4s %-16s %-16s %-22s %-7s %s" % ("ok" if r["passed"] else "FAIL", r["artifact"], r["kernel"],
                                                  r["sizes"], r["expect"],
                                                  res.get("error") or res.get("why") or res.get("refusal") or ""),
               flush=True)
-
-    shapes = sorted({parse_gemm(r["sizes"]) for r in results
-                     if r["expect"] == "ok" and r["artifact"] != "tiny" and parse_gemm(r["sizes"])})
-    cublas = cublas_times(shapes)
-    # The other workloads' libraries (cases.LIBRARY), once per (op, sizes).
-    library = {}
-    for r in results:
-        entry = LIBRARY.get((r["artifact"], r["kernel"]))
-        if not entry or r["expect"] != "ok":
-            continue
-        op, extra = entry
-        sizes = r["sizes"] + ("," + extra if extra else "")
-        if (op, sizes) not in library:
-            library[(op, sizes)] = library_time(op, sizes)
-        r["library"] = library[(op, sizes)]
+    log.close()
 
     header = ["", "artifact", "kernel", "sizes", "expect", "correct", "error", "median ms", "rate", "% peak",
               "library ms", "cuBLAS TF/s", "vs library"]
