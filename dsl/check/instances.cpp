@@ -3,7 +3,8 @@
 // every block and thread: the smallest, and the smallest with every size
 // larger, at least 64, and two or more blocks per grid dimension. Integers
 // that are not sizes (named by no tensor shape and no grid) may be 0 or
-// negative: each is also run at the boundary values of its assumed range.
+// negative: each is also run at the boundary values of its assumed range, at
+// the smallest sizes and at the larger ones.
 #include "instances.h"
 
 #include "contents.h"
@@ -255,9 +256,21 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
       if (!at)
         continue;
       tried.push_back(c);
-      if (std::find(choice.instances.begin(), choice.instances.end(), *at) ==
-          choice.instances.end())
-        choice.instances.push_back(*at);
+      // Each value at the smallest sizes and, where there is a second
+      // instance, at larger ones too: a flag (`causal`) that changes the
+      // loops meets several tiles and blocks, not only one.
+      std::optional<std::map<std::string, int64_t>> large;
+      if (second) {
+        z3::expr_vector pin_more(ctx); // a copy of `more` would share its vector
+        for (const z3::expr &e : more)
+          pin_more.push_back(e);
+        pin_more.push_back(v == ctx.int_val(c));
+        large = solve(pin_more);
+      }
+      for (const auto &inst : {at, large})
+        if (inst && std::find(choice.instances.begin(), choice.instances.end(), *inst) ==
+                        choice.instances.end())
+          choice.instances.push_back(*inst);
     }
     if (!bounded)
       choice.sampled.emplace_back(s, tried);

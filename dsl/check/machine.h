@@ -68,13 +68,21 @@ struct Tag {
 
 // Field-wise join: absent is the identity, equal stays, different is ⊤.
 // Inline: arithmetic joins a tag per thread and element.
+// The origin is a's unless a carries no field and b does (then b's): the
+// value that brought the fields is the one to blame, traced or not
+// (Machine::traced_origin makes the same choice among trace nodes).
 inline Tag join(const Tag &a, const Tag &b) {
   Tag out;
+  bool a_fields = false, b_fields = false;
   for (size_t i = 0; i < static_cast<size_t>(kMaxFields); ++i) {
     const int32_t x = a.field[i], y = b.field[i];
+    a_fields = a_fields || x != kAbsent;
+    b_fields = b_fields || y != kAbsent;
     out.field[i] = x == kAbsent ? y : y == kAbsent ? x : x == y ? x : kTop;
   }
-  out.origin = a.origin >= 0 ? a.origin : b.origin;
+  out.origin = a.origin >= 0 && (a_fields || !b_fields) ? a.origin
+               : b.origin >= 0                          ? b.origin
+                                                        : a.origin;
   out.poison = a.poison || b.poison;
   out.contents = a.contents >= 0 ? a.contents : b.contents;
   out.zero = a.zero && b.zero;

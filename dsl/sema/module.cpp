@@ -23,6 +23,29 @@ std::string join(std::span<const std::string_view> names) {
   return out;
 }
 
+bool mentions(const Expr &e, const std::string &name) {
+  if (e.kind == ExprKind::Name && e.name == name)
+    return true;
+  for (const auto &op : e.operands)
+    if (op && mentions(*op, name))
+      return true;
+  return false;
+}
+
+// Whether a tensor parameter's shape or the kernel's grid names `name`: the
+// definition of a size that the checker's instances use too.
+bool names_a_size(const FunctionInfo &kernel, const std::string &name) {
+  const ast::Function &fn = *kernel.function;
+  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i)
+    if (kernel.params[i] && kernel.params[i]->type.is_tensor() && fn.params[i].annotation &&
+        mentions(*fn.params[i].annotation, name))
+      return true;
+  for (const Expr *g : kernel.grid)
+    if (g && mentions(*g, name))
+      return true;
+  return false;
+}
+
 // How two kernels' parameter lists differ for the runner, which runs a
 // reference on the buffers and sizes of the kernel it checks: the count, and
 // per position tensor or scalar, dtype and rank. Empty when they agree.
@@ -521,9 +544,17 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
       continue;
     }
     const auto value = constant(*keyword.value);
-    if (!t.is_unknown() && (!value || *value <= 0)) {
+    if (!t.is_unknown() && !value) {
       error(codes::kInvalidBench, keyword.value->range,
-            "a bench size is a positive compile-time integer");
+            "a @bench value is a compile-time integer");
+      continue;
+    }
+    // A size (a tensor shape or the grid names it) is at least 1; another
+    // integer parameter (a flag, an offset) takes any value.
+    if (value && *value <= 0 && names_a_size(info, param->name)) {
+      error(codes::kInvalidBench, keyword.value->range,
+            "a bench size is a positive compile-time integer ('" + param->name +
+                "' is in a tensor's shape or the grid)");
       continue;
     }
     if (value)

@@ -87,6 +87,15 @@ CASES = [
     ("flash_attention", "attention", "B=1,H=1,S=100", "refuse"),
     ("flash_attention", "attention_causal", "B=4,H=32,S=4096", "ok"),
     ("flash_attention", "attention_causal", "B=1,H=2,S=96", "ok"),
+    # flash_attn_fwd_sm90: assume(S > 0, 0 <= causal <= 1); D = 64; ragged S
+    # zero-filled and masked
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=4,H=32,S=4096,causal=0", "ok"),
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=4,H=32,S=4096,causal=1", "ok"),
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=2,H=8,S=1000,causal=0", "ok"),
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=2,H=8,S=1000,causal=1", "ok"),
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=1,H=3,S=65,causal=1", "ok"),
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=1,H=1,S=1,causal=0", "ok"),
+    ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=1,H=1,S=64,causal=2", "refuse"),
     # the runner's own test artifact
     ("tiny", "matmul_naive", gemm(256, 256, 256), "ok"),
     ("tiny", "matmul_naive", gemm(48, 100, 37), "ok"),
@@ -99,7 +108,8 @@ CASES = [
 ]
 
 # The library each example is timed against in the same run (bench/library_time.py
-# OP SIZES): (artifact, kernel) -> (op, extra sizes). GEMM-shaped cases are timed
+# OP SIZES): (artifact, kernel) -> (op, extra sizes), or a function of the case's
+# sizes giving them. GEMM-shaped cases are timed
 # with cuBLAS above; these are the others.
 LIBRARY = {
     ("reduce_sum", "reduce_sum"): ("row_sum", ""),
@@ -110,4 +120,7 @@ LIBRARY = {
     ("moe_grouped_gemm", "moe_grouped_gemm"): ("grouped_matmul", ""),
     ("flash_attention", "attention"): ("attention", "D=64"),
     ("flash_attention", "attention_causal"): ("attention_causal", "D=64"),
+    # one kernel, causal or not by its flag
+    ("flash_attn_fwd_sm90", "flash_attn_fwd"):
+        lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=64"),
 }

@@ -183,7 +183,7 @@ def main():
             r["cublas"] = cublas.get(key)
         entry = LIBRARY.get((r["artifact"], r["kernel"]))
         if entry and r["expect"] == "ok":
-            op, extra = entry
+            op, extra = entry(r["sizes"]) if callable(entry) else entry
             sizes = r["sizes"] + ("," + extra if extra else "")
             if (op, sizes) not in library:
                 library[(op, sizes)] = library_time(op, sizes)
