@@ -91,6 +91,8 @@ std::string Lowerer::literal_float(double value, ScalarKind kind) const {
     return "__float2half_rn(" + float_text(value, ScalarKind::F32) + ")";
   case ScalarKind::FP8E4M3:
   case ScalarKind::FP8E5M2:
+  case ScalarKind::FP8E4M3FNUZ:
+  case ScalarKind::FP8E5M2FNUZ:
     return type_name(kind, target_) + "(" + float_text(value, ScalarKind::F32) + ")";
   case ScalarKind::Bool:
     return value != 0 ? "true" : "false";
@@ -134,6 +136,8 @@ std::string Lowerer::convert(const std::string &text, ScalarKind from, ScalarKin
       return "__half2float(" + t + ")";
     case ScalarKind::FP8E4M3:
     case ScalarKind::FP8E5M2:
+    case ScalarKind::FP8E4M3FNUZ:
+    case ScalarKind::FP8E5M2FNUZ:
       return "static_cast<float>(" + t + ")";
     case ScalarKind::F32:
       return t;
@@ -141,8 +145,8 @@ std::string Lowerer::convert(const std::string &text, ScalarKind from, ScalarKin
       return "static_cast<float>(" + t + ")";
     }
   };
-  const bool special_from = from == ScalarKind::BF16 || from == ScalarKind::F16 ||
-                            from == ScalarKind::FP8E4M3 || from == ScalarKind::FP8E5M2;
+  const bool special_from =
+      from == ScalarKind::BF16 || from == ScalarKind::F16 || sema::is_fp8(from);
   if (to == ScalarKind::Bool) {
     if (special_from)
       return "(" + to_float(text, from) + " != 0.0f)";
@@ -155,6 +159,8 @@ std::string Lowerer::convert(const std::string &text, ScalarKind from, ScalarKin
     return "__float2half_rn(" + to_float(text, from) + ")";
   case ScalarKind::FP8E4M3:
   case ScalarKind::FP8E5M2:
+  case ScalarKind::FP8E4M3FNUZ:
+  case ScalarKind::FP8E5M2FNUZ:
     return type_name(to, target_) + "(" + to_float(text, from) + ")";
   default:
     break;

@@ -217,46 +217,7 @@ __host__ __device__ __forceinline__ argus_bf16 operator-(argus_bf16 a) {
 // f16 is clang's _Float16.
 __host__ __device__ __forceinline__ float __half2float(_Float16 x) { return static_cast<float>(x); }
 __host__ __device__ __forceinline__ _Float16 __float2half_rn(float x) { return static_cast<_Float16>(x); }
-// fp8 (OCP e4m3 / e5m2 bit layouts), converted in software through float.
-template <int E, int M> struct argus_fp8 {
-  unsigned char bits;
-  __host__ __device__ argus_fp8() : bits(0) {}
-  __host__ __device__ explicit argus_fp8(float f) {
-    const int bias = (1 << (E - 1)) - 1;
-    unsigned int u;
-    __builtin_memcpy(&u, &f, 4);
-    const unsigned char sign = static_cast<unsigned char>((u >> 24) & 0x80u);
-    const float a = f < 0 ? -f : f;
-    const float max = E == 4 ? 448.0f : 57344.0f;
-    if (!(a == a)) { bits = static_cast<unsigned char>(sign | 0x7f); return; }
-    if (a >= max) { bits = static_cast<unsigned char>(sign | (E == 4 ? 0x7e : 0x7b)); return; }
-    int e = 0;
-    float m = a;
-    if (m != 0.0f) {
-      while (m >= 2.0f) { m *= 0.5f; ++e; }
-      while (m < 1.0f && e > 1 - bias) { m *= 2.0f; --e; }
-    }
-    const bool normal = m >= 1.0f;
-    const float scaled = (normal ? m - 1.0f : m) * static_cast<float>(1 << M);
-    unsigned int q = static_cast<unsigned int>(scaled + 0.5f);
-    int biased = normal ? e + bias : 0;
-    if (q == (1u << M)) { q = 0; biased += 1; }
-    bits = static_cast<unsigned char>(sign | (biased << M) | q);
-  }
-  __host__ __device__ explicit operator float() const {
-    const int bias = (1 << (E - 1)) - 1;
-    const int e = (bits >> M) & ((1 << E) - 1);
-    const int m = bits & ((1 << M) - 1);
-    float v = e == 0 ? static_cast<float>(m) / static_cast<float>(1 << M) * 2.0f
-                     : (1.0f + static_cast<float>(m) / static_cast<float>(1 << M));
-    int p = (e == 0 ? 1 : e) - bias - (e == 0 ? 1 : 0);
-    while (p > 0) { v *= 2.0f; --p; }
-    while (p < 0) { v *= 0.5f; ++p; }
-    return (bits & 0x80) ? -v : v;
-  }
-};
-typedef argus_fp8<4, 3> argus_fp8e4m3;
-typedef argus_fp8<5, 2> argus_fp8e5m2;
+// fp8: argus_fp8e4m3/e5m2 (OCP) and ..fnuz, kFp8Prelude after this text.
 
 template <typename T> __device__ __forceinline__ T argus_floordiv(T a, T b) {
   const T q = a / b;

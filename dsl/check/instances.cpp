@@ -167,9 +167,9 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   z3::expr_vector more(ctx);
   // Sizes of at least 64 make strides realistic enough for the coalescing and
   // bank-conflict lints (a 2-element row looks coalesced), and give loops over
-  // them several tiles. A size that only counts the leading dimension of
-  // tensors of rank 3 or more (a batch) only grows: B = H = S = 64 of a
-  // B x H x S x D tensor would be 16M elements, more than the interpreter
+  // them several tiles. A size that only counts the leading dimensions of
+  // tensors of rank 3 or more (batches, heads) only grows: B = H = S = 64 of
+  // a B x H x S x D tensor would be 16M elements, more than the interpreter
   // runs. (The rows of a matrix stay at least 64: an MoE's token count.)
   std::set<const sema::Symbol *> inner;
   const ast::Function &fn = *kernel.function;
@@ -180,7 +180,7 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
         annotation->arg(0).kind != ast::ExprKind::Tuple)
       continue;
     const auto &dims = annotation->arg(0).operands;
-    for (size_t d = dims.size() >= 3 ? 1 : 0; d < dims.size(); ++d)
+    for (size_t d = dims.size() >= 3 ? dims.size() - 2 : 0; d < dims.size(); ++d)
       if (dims[d])
         names_in(sema, *dims[d], inner);
   }

@@ -25,6 +25,8 @@ int64_t dtype_bytes(ScalarKind kind) {
   case ScalarKind::U8:
   case ScalarKind::FP8E4M3:
   case ScalarKind::FP8E5M2:
+  case ScalarKind::FP8E4M3FNUZ:
+  case ScalarKind::FP8E5M2FNUZ:
   case ScalarKind::Bool:
     return 1;
   case ScalarKind::I16:

@@ -869,11 +869,12 @@ std::vector<BuiltinSpec> make_table() {
        f32_fragment<4>});
   t.push_back({"amdgpu",
                "mfma_f32_16x16x32_fp8",
-               {{"a", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)},
-                {"b", K::Tensor, false, fragment(ScalarKind::FP8E4M3, 8)},
+               {{"a", K::Tensor, false, fragment(ScalarKind::FP8E4M3FNUZ, 8)},
+                {"b", K::Tensor, false, fragment(ScalarKind::FP8E4M3FNUZ, 8)},
                 {"c", K::Tensor, false, fragment(ScalarKind::F32, 4)}},
                false,
-               "v_mfma_f32_16x16x32_fp8_fp8: returns a·b + c for a 16x16x32 block of a wavefront.",
+               "v_mfma_f32_16x16x32_fp8_fp8: returns a·b + c for a 16x16x32 block of a wavefront "
+               "(MI300 reads fp8 as FNUZ: fp8e4m3fnuz operands).",
                f32_fragment<4>});
   t.push_back({"amdgpu",
                "raw_buffer_load_x1",

@@ -545,8 +545,7 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
     }
     const auto value = constant(*keyword.value);
     if (!t.is_unknown() && !value) {
-      error(codes::kInvalidBench, keyword.value->range,
-            "a @bench value is a compile-time integer");
+      error(codes::kInvalidBench, keyword.value->range, "a @bench value is a compile-time integer");
       continue;
     }
     // A size (a tensor shape or the grid names it) is at least 1; another

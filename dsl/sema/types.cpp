@@ -28,6 +28,8 @@ constexpr std::array kScalars = {
     ScalarInfo{ScalarKind::F64, "f64", 64, true, true},
     ScalarInfo{ScalarKind::FP8E4M3, "fp8e4m3", 8, true, true},
     ScalarInfo{ScalarKind::FP8E5M2, "fp8e5m2", 8, true, true},
+    ScalarInfo{ScalarKind::FP8E4M3FNUZ, "fp8e4m3fnuz", 8, true, true},
+    ScalarInfo{ScalarKind::FP8E5M2FNUZ, "fp8e5m2fnuz", 8, true, true},
     ScalarInfo{ScalarKind::Bool, "bool", 8, false, false},
 };
 
@@ -48,6 +50,11 @@ int bit_width(ScalarKind kind) { return info(kind).bits; }
 bool is_float(ScalarKind kind) { return info(kind).is_float; }
 bool is_integer(ScalarKind kind) { return !info(kind).is_float && kind != ScalarKind::Bool; }
 bool is_signed(ScalarKind kind) { return info(kind).is_signed; }
+
+bool is_fp8(ScalarKind kind) {
+  return kind == ScalarKind::FP8E4M3 || kind == ScalarKind::FP8E5M2 ||
+         kind == ScalarKind::FP8E4M3FNUZ || kind == ScalarKind::FP8E5M2FNUZ;
+}
 
 const char *to_string(MemorySpace space) {
   switch (space) {

@@ -93,6 +93,42 @@ TEST_F(CompileCli, Gfx942InProcess) {
   EXPECT_GT(report["kernels"][0]["vgprs"].get<int>(), 0);
 }
 
+// MI300's MFMA reads fp8 as FNUZ: the fp8 MFMA takes fp8e4m3fnuz fragments
+// (built and compiled for gfx942 in process), and OCP fp8e4m3 ones are refused
+// before they reach the hardware as numbers off by a power of two.
+TEST_F(CompileCli, Fp8MfmaTakesFnuz) {
+  auto kernel = [](const std::string &fp8) {
+    return "@kernel(grid=1, block=64, target=\"gfx942\")\n"
+           "def k(A: Tensor((64, 8), f32), C: Tensor((64, 4), f32)):\n"
+           "    lane = lane_id()\n"
+           "    a = make_local((1, 8), " +
+           fp8 +
+           ")\n"
+           "    for e in range(0, 8, unroll=8):\n"
+           "        a[0, e] = " +
+           fp8 +
+           "(A[lane, e])\n"
+           "    acc = full((4,), 0.0, f32)\n"
+           "    acc = amdgpu.mfma_f32_16x16x32_fp8(a[0], a[0], acc)\n"
+           "    for g in range(0, 4, unroll=4):\n"
+           "        C[lane, g] = acc[g]\n";
+  };
+  std::ofstream(fs::path(dir_) / "fnuz.argus") << kernel("fp8e4m3fnuz");
+  std::ofstream(fs::path(dir_) / "ocp.argus") << kernel("fp8e4m3");
+  const test::Run ocp = argus("ocp.argus --target gfx942 -o o");
+  EXPECT_NE(ocp.status, 0) << ocp.output;
+  EXPECT_NE(ocp.output.find("fp8e4m3fnuz"), std::string::npos) << ocp.output;
+  const test::Run fnuz = argus("fnuz.argus --target gfx942 -o f --emit-only");
+  ASSERT_EQ(fnuz.status, 0) << fnuz.output;
+  const std::string hip = test::read_file((fs::path(dir_) / "f" / "kernels.hip").string());
+  EXPECT_NE(hip.find("argus_fp8e4m3fnuz"), std::string::npos);
+  EXPECT_NE(hip.find("__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8"), std::string::npos);
+  const test::Run built = argus("fnuz.argus --target gfx942 -o g");
+  if (built.output.find("no gfx942 compiler") != std::string::npos)
+    GTEST_SKIP() << "no gfx942 compiler in this build";
+  EXPECT_EQ(built.status, 0) << built.output;
+}
+
 TEST_F(CompileCli, ExitStatuses) {
   // Usage errors: 2.
   EXPECT_EQ(argus("").status, 2);

@@ -72,6 +72,37 @@ TEST(RunnerConversions, Fp8KnownValues) {
       EXPECT_EQ(ar::double_to_fp8(ar::fp8_to_double(uint8_t(code), d), d), code);
 }
 
+// MI300's FNUZ formats (AMD's CDNA3 ISA, "FP8 formats"): one bias more than
+// OCP, so the same bits are half the value (e4m3) and 1.0 moves; 0x80 is the
+// only NaN (no -0), no infinity, and the top code is finite.
+TEST(RunnerConversions, Fp8FnuzBitPatterns) {
+  EXPECT_EQ(ar::fp8_to_double(0x40, DType::FP8E4M3FNUZ), 1.0);
+  EXPECT_EQ(ar::fp8_to_double(0x38, DType::FP8E4M3FNUZ), 0.5); // OCP's 1.0
+  EXPECT_EQ(ar::fp8_to_double(0x7F, DType::FP8E4M3FNUZ), 240.0);
+  EXPECT_EQ(ar::fp8_to_double(0xFF, DType::FP8E4M3FNUZ), -240.0);
+  EXPECT_EQ(ar::fp8_to_double(0x01, DType::FP8E4M3FNUZ), std::ldexp(1.0, -10));
+  EXPECT_TRUE(std::isnan(ar::fp8_to_double(0x80, DType::FP8E4M3FNUZ)));
+  EXPECT_EQ(ar::fp8_to_double(0x40, DType::FP8E5M2FNUZ), 1.0);
+  EXPECT_EQ(ar::fp8_to_double(0x3C, DType::FP8E5M2FNUZ), 0.5); // OCP's 1.0
+  EXPECT_EQ(ar::fp8_to_double(0x7F, DType::FP8E5M2FNUZ), 57344.0);
+  EXPECT_EQ(ar::fp8_to_double(0x7C, DType::FP8E5M2FNUZ), 32768.0); // OCP's infinity
+  EXPECT_EQ(ar::fp8_to_double(0x01, DType::FP8E5M2FNUZ), std::ldexp(1.0, -17));
+  EXPECT_TRUE(std::isnan(ar::fp8_to_double(0x80, DType::FP8E5M2FNUZ)));
+  EXPECT_EQ(ar::double_to_fp8(1.0, DType::FP8E4M3FNUZ), 0x40);
+  EXPECT_EQ(ar::double_to_fp8(-1.0, DType::FP8E4M3FNUZ), 0xC0);
+  EXPECT_EQ(ar::double_to_fp8(448.0, DType::FP8E4M3FNUZ), 0x7F); // saturates at 240
+  EXPECT_EQ(ar::double_to_fp8(-0.0, DType::FP8E4M3FNUZ), 0x00);  // no -0
+  EXPECT_EQ(ar::double_to_fp8(-1e-9, DType::FP8E5M2FNUZ), 0x00);
+  EXPECT_EQ(ar::double_to_fp8(std::nan(""), DType::FP8E4M3FNUZ), 0x80);
+  for (DType d : {DType::FP8E4M3FNUZ, DType::FP8E5M2FNUZ}) {
+    for (int code = 0; code < 256; ++code) {
+      if (code != 0x80) {
+        EXPECT_EQ(ar::double_to_fp8(ar::fp8_to_double(uint8_t(code), d), d), code);
+      }
+    }
+  }
+}
+
 TEST(RunnerConversions, StoreAndLoadEveryDType) {
   std::vector<unsigned char> buffer(64);
   for (const auto &info : ar::kDTypes) {
@@ -118,8 +149,8 @@ TEST(RunnerInputs, SameSeedSameValuesOtherSeedOtherValues) {
 }
 
 TEST(RunnerInputs, PoisonIsNaNInEveryFloatDType) {
-  std::vector<unsigned char> buffer(16, ar::kPoisonByte);
   for (const auto &info : ar::kDTypes) {
+    std::vector<unsigned char> buffer(16, ar::poison_byte(info.dtype));
     EXPECT_TRUE(ar::is_poison(buffer.data(), info.dtype, 0)) << info.name;
     if (info.is_float) {
       EXPECT_TRUE(std::isnan(ar::load_as_double(buffer.data(), info.dtype, 0))) << info.name;

@@ -30,6 +30,8 @@ enum class ScalarKind {
   F64,
   FP8E4M3,
   FP8E5M2,
+  FP8E4M3FNUZ, // MI300 (gfx942) fp8: bias 8 / 16, no infinity, no -0, 0x80 NaN
+  FP8E5M2FNUZ,
   Bool,
 };
 
@@ -39,6 +41,7 @@ int bit_width(ScalarKind kind);
 bool is_float(ScalarKind kind);
 bool is_integer(ScalarKind kind); // not bool
 bool is_signed(ScalarKind kind);
+bool is_fp8(ScalarKind kind); // OCP or FNUZ
 
 enum class MemorySpace { Global, Shared, Local };
 const char *to_string(MemorySpace space);

@@ -32,6 +32,8 @@ enum class DType {
   BF16,
   FP8E4M3,
   FP8E5M2,
+  FP8E4M3FNUZ, // MI300 (gfx942): bias 8 / 16, no infinity, no -0, 0x80 NaN
+  FP8E5M2FNUZ,
   I8,
   I16,
   I32,
@@ -51,13 +53,22 @@ struct DTypeInfo {
 };
 
 inline constexpr DTypeInfo kDTypes[] = {
-    {DType::F64, "f64", 8, true},         {DType::F32, "f32", 4, true},
-    {DType::F16, "f16", 2, true},         {DType::BF16, "bf16", 2, true},
-    {DType::FP8E4M3, "fp8e4m3", 1, true}, {DType::FP8E5M2, "fp8e5m2", 1, true},
-    {DType::I8, "i8", 1, false},          {DType::I16, "i16", 2, false},
-    {DType::I32, "i32", 4, false},        {DType::I64, "i64", 8, false},
-    {DType::U8, "u8", 1, false},          {DType::U16, "u16", 2, false},
-    {DType::U32, "u32", 4, false},        {DType::U64, "u64", 8, false},
+    {DType::F64, "f64", 8, true},
+    {DType::F32, "f32", 4, true},
+    {DType::F16, "f16", 2, true},
+    {DType::BF16, "bf16", 2, true},
+    {DType::FP8E4M3, "fp8e4m3", 1, true},
+    {DType::FP8E5M2, "fp8e5m2", 1, true},
+    {DType::FP8E4M3FNUZ, "fp8e4m3fnuz", 1, true},
+    {DType::FP8E5M2FNUZ, "fp8e5m2fnuz", 1, true},
+    {DType::I8, "i8", 1, false},
+    {DType::I16, "i16", 2, false},
+    {DType::I32, "i32", 4, false},
+    {DType::I64, "i64", 8, false},
+    {DType::U8, "u8", 1, false},
+    {DType::U16, "u16", 2, false},
+    {DType::U32, "u32", 4, false},
+    {DType::U64, "u64", 8, false},
     {DType::Bool, "bool", 1, false},
 };
 
@@ -88,6 +99,8 @@ inline double tolerance_for(DType dtype) {
     return 2e-2;
   case DType::FP8E4M3:
   case DType::FP8E5M2:
+  case DType::FP8E4M3FNUZ:
+  case DType::FP8E5M2FNUZ:
     return 5e-2;
   default:
     return 0.0;
@@ -168,11 +181,23 @@ inline uint16_t f32_to_f16(float f) {
 }
 
 // fp8 (OCP): e4m3 (bias 7, no infinity, 0x7F/0xFF NaN, max 448) and e5m2
-// (bias 15, IEEE-like, max 57344).
+// (bias 15, IEEE-like, max 57344). FNUZ (MI300): e4m3fnuz (bias 8, max 240)
+// and e5m2fnuz (bias 16, max 57344), no infinity, no -0: 0x80 is the NaN.
+inline bool is_fnuz(DType dtype) {
+  return dtype == DType::FP8E4M3FNUZ || dtype == DType::FP8E5M2FNUZ;
+}
 inline double fp8_to_double(uint8_t b, DType dtype) {
   const int sign = b >> 7;
   double v;
-  if (dtype == DType::FP8E4M3) {
+  if (is_fnuz(dtype)) {
+    if (b == 0x80)
+      return std::numeric_limits<double>::quiet_NaN();
+    const bool e4 = dtype == DType::FP8E4M3FNUZ;
+    const int mbits = e4 ? 3 : 2, bias = e4 ? 8 : 16;
+    const int exp = (b & 0x7F) >> mbits, mant = b & ((1 << mbits) - 1);
+    v = exp == 0 ? std::ldexp(double(mant), 1 - bias - mbits)
+                 : std::ldexp(double((1 << mbits) + mant), exp - bias - mbits);
+  } else if (dtype == DType::FP8E4M3) {
     const int exp = (b >> 3) & 0xF, mant = b & 7;
     if (exp == 15 && mant == 7)
       return std::numeric_limits<double>::quiet_NaN();
@@ -190,10 +215,10 @@ inline double fp8_to_double(uint8_t b, DType dtype) {
 // Nearest fp8 value (ties to even code); saturates to the largest finite value.
 inline uint8_t double_to_fp8(double x, DType dtype) {
   if (std::isnan(x))
-    return 0x7F;
+    return is_fnuz(dtype) ? 0x80 : 0x7F;
   const uint8_t sign = std::signbit(x) ? 0x80 : 0;
   const double a = std::fabs(x);
-  const int max_code = dtype == DType::FP8E4M3 ? 0x7E : 0x7B;
+  const int max_code = is_fnuz(dtype) ? 0x7F : dtype == DType::FP8E4M3 ? 0x7E : 0x7B;
   // Non-negative codes 0..max_code are increasing in value: binary search.
   int lo = 0, hi = max_code;
   while (lo < hi) {
@@ -210,6 +235,8 @@ inline uint8_t double_to_fp8(double x, DType dtype) {
     if (a - below > above - a || (a - below == above - a && (code & 1)))
       ++code;
   }
+  if (code == 0 && is_fnuz(dtype))
+    return 0; // no -0: 0x80 is the NaN
   return uint8_t(sign | code);
 }
 
@@ -235,6 +262,8 @@ inline double load_as_double(const void *data, DType dtype, size_t index) {
   }
   case DType::FP8E4M3:
   case DType::FP8E5M2:
+  case DType::FP8E4M3FNUZ:
+  case DType::FP8E5M2FNUZ:
     return fp8_to_double(*p, dtype);
   case DType::I8:
     return double(int8_t(*p));
@@ -291,6 +320,8 @@ inline void store_from_double(void *data, DType dtype, size_t index, double valu
     return put(f32_to_bf16(float(value)));
   case DType::FP8E4M3:
   case DType::FP8E5M2:
+  case DType::FP8E4M3FNUZ:
+  case DType::FP8E5M2FNUZ:
     return put(double_to_fp8(value, dtype));
   case DType::I8:
     return put(int8_t(value));
@@ -387,15 +418,18 @@ inline std::vector<int64_t> grouped_offsets(int64_t experts, int64_t rows, uint6
   return offsets;
 }
 
-// Output buffers are filled with 0xFF bytes: a NaN in every float dtype
-// (f32 0xFFFFFFFF, bf16/f16 0xFFFF, fp8 0xFF) and -1 / the maximum for integers.
+// Output buffers are filled with poison bytes: 0xFF, a NaN in every float
+// dtype (f32 0xFFFFFFFF, bf16/f16 0xFFFF, OCP fp8 0xFF) and -1 / the maximum
+// for integers; 0x80 for the FNUZ fp8 formats, whose only NaN it is (their
+// 0xFF is a finite -240 / -57344).
 inline constexpr unsigned char kPoisonByte = 0xFF;
+inline unsigned char poison_byte(DType dtype) { return is_fnuz(dtype) ? 0x80 : kPoisonByte; }
 
 inline bool is_poison(const void *data, DType dtype, size_t index) {
   const int n = dtype_info(dtype).bytes;
   const auto *p = static_cast<const unsigned char *>(data) + index * n;
   for (int i = 0; i < n; ++i)
-    if (p[i] != kPoisonByte)
+    if (p[i] != poison_byte(dtype))
       return false;
   return true;
 }
@@ -587,6 +621,8 @@ inline double peak_tflops(const DevicePeak &p, DType dtype) {
     return p.f32_tflops;
   case DType::FP8E4M3:
   case DType::FP8E5M2:
+  case DType::FP8E4M3FNUZ:
+  case DType::FP8E5M2FNUZ:
     return p.fp8_tflops > 0 ? p.fp8_tflops : p.bf16_tflops;
   default:
     return p.bf16_tflops;
