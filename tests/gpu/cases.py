@@ -96,6 +96,12 @@ CASES = [
     ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=1,H=3,S=65,causal=1", "ok"),
     ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=1,H=1,S=1,causal=0", "ok"),
     ("flash_attn_fwd_sm90", "flash_attn_fwd", "B=1,H=1,S=64,causal=2", "refuse"),
+    # flash_attn_fwd_d128_sm90: the same at D = 128
+    ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=4,H=32,S=4096,causal=0", "ok"),
+    ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=4,H=32,S=4096,causal=1", "ok"),
+    ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=2,H=8,S=1000,causal=1", "ok"),
+    ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=1,H=3,S=65,causal=0", "ok"),
+    ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=1,H=1,S=0,causal=0", "refuse"),
     # the runner's own test artifact
     ("tiny", "matmul_naive", gemm(256, 256, 256), "ok"),
     ("tiny", "matmul_naive", gemm(48, 100, 37), "ok"),
@@ -123,4 +129,6 @@ LIBRARY = {
     # one kernel, causal or not by its flag
     ("flash_attn_fwd_sm90", "flash_attn_fwd"):
         lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=64"),
+    ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128"):
+        lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=128"),
 }
