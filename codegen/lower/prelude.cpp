@@ -117,20 +117,17 @@ ARGUS_ATOMIC(argus_atomic_min_block, atomicMin_block)
 ARGUS_ATOMIC(argus_atomic_exch, atomicExch)
 ARGUS_ATOMIC(argus_atomic_exch_block, atomicExch_block)
 #undef ARGUS_ATOMIC
-template <typename T>
-__device__ __forceinline__ T argus_atomic_cas(T *p, typename argus_atomic_word<T>::type expected,
-                                              typename argus_atomic_word<T>::type v) {
-  typedef typename argus_atomic_word<T>::type W;
-  return static_cast<T>(atomicCAS(reinterpret_cast<W *>(p), static_cast<W>(expected),
-                                  static_cast<W>(v)));
-}
-template <typename T>
-__device__ __forceinline__ T argus_atomic_cas_block(T *p, typename argus_atomic_word<T>::type expected,
-                                                    typename argus_atomic_word<T>::type v) {
-  typedef typename argus_atomic_word<T>::type W;
-  return static_cast<T>(atomicCAS_block(reinterpret_cast<W *>(p), static_cast<W>(expected),
-                                        static_cast<W>(v)));
-}
+#define ARGUS_ATOMIC_CAS(name, fn)                                                  \
+  template <typename T>                                                             \
+  __device__ __forceinline__ T name(T *p, typename argus_atomic_word<T>::type expected, \
+                                    typename argus_atomic_word<T>::type v) {        \
+    typedef typename argus_atomic_word<T>::type W;                                  \
+    return static_cast<T>(fn(reinterpret_cast<W *>(p), static_cast<W>(expected),    \
+                             static_cast<W>(v)));                                   \
+  }
+ARGUS_ATOMIC_CAS(argus_atomic_cas, atomicCAS)
+ARGUS_ATOMIC_CAS(argus_atomic_cas_block, atomicCAS_block)
+#undef ARGUS_ATOMIC_CAS
 )";
 
 const std::string_view kHipPrelude =

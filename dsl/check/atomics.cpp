@@ -20,10 +20,7 @@ namespace {
 
 using ast::Expr;
 
-bool is_unsigned(ScalarKind k) {
-  return k == ScalarKind::U8 || k == ScalarKind::U16 || k == ScalarKind::U32 ||
-         k == ScalarKind::U64;
-}
+bool is_unsigned(ScalarKind k) { return sema::is_integer(k) && !sema::is_signed(k); }
 
 int64_t apply(BuiltinId id, ScalarKind dtype, int64_t old, int64_t value, int64_t expected) {
   switch (id) {
@@ -80,11 +77,7 @@ void Machine::report_atomic_race(const char *check, int64_t lane, const Range &a
                                  const std::string &what, const char *note) {
   if (!should_report("race", at))
     return;
-  Where w;
-  w.lane = lane;
-  w.range = at;
-  w.tensor = b.name;
-  w.coord = cell_coords(b, cell);
+  Where w = where_at(b, lane, cell, at);
   w.origin = site;
   const bool other_block = block != block_linear_;
   const std::string who = thread >= 0 ? thread_text_in(block, thread) : "other threads";

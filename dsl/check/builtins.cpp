@@ -1,5 +1,6 @@
 // Builtins on the SIMT machine: launch coordinates, integer helpers, tensors
 // and views, barriers, shuffles and async groups.
+#include "call_args.h"
 #include "machine.h"
 
 #include <algorithm>
@@ -8,18 +9,6 @@ namespace argus::check::detail {
 
 using ast::Expr;
 using ast::ExprKind;
-
-namespace {
-
-const Expr *arg_of(const Expr &call, size_t index, std::string_view keyword) {
-  if (const ast::Keyword *k = call.keyword(keyword))
-    return k->value.get();
-  if (index < call.arg_count())
-    return &call.arg(index);
-  return nullptr;
-}
-
-} // namespace
 
 Value Machine::call(const Expr &e, const Mask &m) {
   if (e.operands.empty())

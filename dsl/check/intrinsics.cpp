@@ -1,6 +1,7 @@
 // Hardware intrinsics on the SIMT machine: matrix instructions with their
 // operand contract (thread–value layouts from argus_layout), ldmatrix,
 // cp.async (pending until its wait), buffer loads.
+#include "call_args.h"
 #include "machine.h"
 
 #include "argus/layout/tv_layouts.h"
@@ -276,10 +277,7 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
     return;
   // valid=False: src-size 0, the source is not read (its index may be out of
   // bounds) and the destination is filled with zeros.
-  const ast::Keyword *valid_keyword = call.keyword("valid");
-  const Expr *valid = valid_keyword          ? valid_keyword->value.get()
-                      : call.arg_count() > 2 ? &call.arg(2)
-                                             : nullptr;
+  const Expr *valid = arg_of(call, 2, "valid");
   Mask reads = m, zeros(m.size(), 0);
   if (valid) {
     const Mask holds = condition(*valid, m, nullptr, "whether this copy reads its source");
@@ -358,11 +356,7 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         // Overwriting what another thread read in this barrier interval is a race now,
         // whenever the copy lands.
         if (reads_unordered(l, lane) && should_report("race", call.range)) {
-          Where w;
-          w.lane = lane;
-          w.range = call.range;
-          w.tensor = b.name;
-          w.coord = cell_coords(b, idx);
+          Where w = where_at(b, lane, idx, call.range);
           w.origin = l.read_site;
           Violation &viol = report("race", "read-write", w,
                                    "data race on " + b.name +

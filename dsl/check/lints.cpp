@@ -197,11 +197,7 @@ void Machine::lint_reload(const View &src, const Mask &m, const Range &at) {
     }
     if (!should_report("fragment-reload", at))
       return;
-    Where w;
-    w.lane = lane;
-    w.range = at;
-    w.tensor = b.name;
-    w.coord = cell_coords(b, idx);
+    Where w = where_at(b, lane, idx, at);
     report("fragment-reload", "shared-reload", w,
            "fragment re-loaded from " + b.name +
                " although the shared data did not change since this thread last loaded it; "

@@ -251,11 +251,7 @@ void Machine::report_uninitialized(const Buffer &b, int64_t lane, int64_t cell, 
                                    int64_t part) {
   if (!should_report("uninitialized-read", at))
     return;
-  Where w;
-  w.lane = lane;
-  w.range = at;
-  w.tensor = b.name;
-  w.coord = cell_coords(b, cell);
+  Where w = where_at(b, lane, cell, at);
   // A read wider than the cells names the part that was never written.
   const int64_t from = part * b.cell_bytes, to = from + b.cell_bytes - 1;
   const std::string bytes =
@@ -314,11 +310,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
     if (log) {
       CellLog &l = *log;
       auto where = [&] {
-        Where w;
-        w.lane = lane;
-        w.range = at;
-        w.tensor = b.name;
-        w.coord = cell_coords(b, first + k);
+        Where w = where_at(b, lane, first + k, at);
         w.from = trace_ ? c.tag.origin : -1;
         return w;
       };
@@ -406,11 +398,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
   if (log) {
     CellLog &l = *log;
     auto where = [&] {
-      Where w;
-      w.lane = lane;
-      w.range = at;
-      w.tensor = b.name;
-      w.coord = cell_coords(b, index);
+      Where w = where_at(b, lane, index, at);
       w.from = trace_ ? c.tag.origin : -1; // the cell's history so far
       return w;
     };

@@ -453,6 +453,8 @@ public:
     int32_t from = -1;
     std::optional<Tag> tag;
   };
+  // A violation's place: this lane's access at `at` to element `cell` of `b`.
+  Where where_at(const Buffer &b, int64_t lane, int64_t cell, const Range &at) const;
   static uint64_t site_key(const Range &range);
   bool already_reported(const std::string &kind, const Range &range) const;
   bool should_report(const std::string &kind, const Range &range);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "argus/dsl/checker.h"
+#include "call_args.h"
 #include "contents.h"
 #include "instances.h"
 #include "z3_terms.h"
@@ -671,10 +672,7 @@ private:
         ++barriers_;
       }
       // A predicated copy reads its source only where `valid` holds.
-      const ast::Keyword *valid_keyword = e.keyword("valid");
-      const Expr *valid = valid_keyword       ? valid_keyword->value.get()
-                          : e.arg_count() > 2 ? &e.arg(2)
-                                              : nullptr;
+      const Expr *valid = arg_of(e, 2, "valid");
       if (is_cp_async(callee) && valid) {
         scan(*valid, path);
         std::vector<z3::expr> guarded = path;

@@ -101,6 +101,16 @@ nlohmann::json Machine::tag_json(const Tag &t) const {
   return j;
 }
 
+Machine::Where Machine::where_at(const Buffer &b, int64_t lane, int64_t cell,
+                                 const Range &at) const {
+  Where w;
+  w.lane = lane;
+  w.range = at;
+  w.tensor = b.name;
+  w.coord = cell_coords(b, cell);
+  return w;
+}
+
 Violation &Machine::report(const std::string &kind, const std::string &check, const Where &where,
                            const std::string &message, bool warning) {
   Violation v;
