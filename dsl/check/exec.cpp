@@ -67,6 +67,19 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
       env_[sym] = value;
       return;
     }
+    // A fragment value (an intrinsic's result) assigned to a name that holds
+    // a register tensor of as many elements is written into that tensor, as
+    // the generated code does: views of it (two B fragments of one
+    // ldmatrix.x4) see the new values.
+    if (const Value &held = it->second; held.kind == ValueKind::View && held.view &&
+                                        value.kind == ValueKind::Data && value.elems > 1 &&
+                                        held.view->elements() == value.elems &&
+                                        buffers_[static_cast<size_t>(held.view->buffer)].space ==
+                                            MemorySpace::Local) {
+      const View place = *held.view;
+      write_view(place, value, m, target.range);
+      return;
+    }
     // Threads outside the mask keep their value (SIMT semantics): for a view,
     // a per-thread choice of places.
     assign_lanes(it->second, value, m);
