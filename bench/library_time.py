@@ -23,8 +23,9 @@ def fail(message):
     sys.exit(1)
 
 
-def median_ms(f, iters, torch):
-    """Median of `iters` CUDA-event timings of f() after ten warm-up calls."""
+def timings(f, iters, torch):
+    """`iters` CUDA-event timings of f() in ms, sorted, after ten warm-up calls
+    (tests/gpu/run_all.py times cuBLAS with it too)."""
     for _ in range(10):
         f()
     torch.cuda.synchronize()
@@ -37,6 +38,11 @@ def median_ms(f, iters, torch):
         end.synchronize()
         times.append(start.elapsed_time(end))
     times.sort()
+    return times
+
+
+def median_ms(f, iters, torch):
+    times = timings(f, iters, torch)
     return times[len(times) // 2]
 
 

@@ -13,6 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cases import CASES, LIBRARY  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from library_time import timings  # noqa: E402  (one timing loop for every library figure)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 RUNNER = os.path.join(ROOT, "codegen", "runner", "argus-runner")
 ARTIFACTS = os.environ.get("ARGUS_GPU_ARTIFACTS", os.path.join(ROOT, "tests", "gpu", "artifacts"))
@@ -104,18 +107,7 @@ def cublas_times(shapes):
 
                 def f():
                     return torch.mm(a, b.t())
-            for _ in range(10):
-                f()
-            torch.cuda.synchronize()
-            times = []
-            for _ in range(int(ITERS)):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                f()
-                e.record()
-                e.synchronize()
-                times.append(s.elapsed_time(e))
-            times.sort()
+            times = timings(f, int(ITERS), torch)
             med = times[len(times) // 2]
             out["%dx%dx%d" % (m, n, k)] = {"median_ms": med, "min_ms": times[0],
                                            "tflops": 2.0 * m * n * k / (med * 1e-3) / 1e12,
