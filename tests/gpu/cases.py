@@ -62,6 +62,12 @@ CASES = [
     ("gemm_splitk", "gemm_splitk", gemm(192, 320, 256), "ok"),
     ("gemm_splitk", "gemm_splitk", gemm(64, 64, 128), "ok"),
     ("gemm_splitk", "gemm_splitk", gemm(64, 64, 96), "refuse"),
+    # gemm_splitk_mma_sm90: assume(M % 128 == 0, N % 128 == 0, K % (32 * 4) == 0); before=gemm_zero
+    ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(1024, 1024, 16384), "ok"),
+    ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(4096, 4096, 4096), "ok"),
+    ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(256, 128, 384), "ok"),  # 3 k-tiles per split
+    ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(128, 128, 128), "ok"),  # 1 k-tile per split
+    ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(128, 128, 64), "refuse"),
     # transpose: no assume; ragged edges guarded
     ("transpose", "transpose", "M=8192,N=8192", "ok"),
     ("transpose", "transpose", "M=1000,N=999", "ok"),
@@ -80,6 +86,13 @@ CASES = [
     ("moe_grouped_gemm", "moe_grouped_gemm", "T=1000,N=128,K=96,E=8", "ok"),  # partial tiles
     ("moe_grouped_gemm", "moe_grouped_gemm", "T=64,N=64,K=32,E=1", "ok"),
     ("moe_grouped_gemm", "moe_grouped_gemm", "T=64,N=64,K=32,E=9", "refuse"),
+    # moe_grouped_gemm_mma_sm90: assume(N % 128 == 0, K % 32 == 0, K > 0, E <= 8);
+    # uneven experts of more than one 128-row tile with an odd k-tile count (T=1000, K=96)
+    ("moe_grouped_gemm_mma_sm90", "moe_grouped_gemm_mma", "T=8192,N=14336,K=4096,E=8", "ok"),
+    ("moe_grouped_gemm_mma_sm90", "moe_grouped_gemm_mma", "T=1000,N=128,K=96,E=8", "ok"),
+    ("moe_grouped_gemm_mma_sm90", "moe_grouped_gemm_mma", "T=300,N=256,K=64,E=3", "ok"),
+    ("moe_grouped_gemm_mma_sm90", "moe_grouped_gemm_mma", "T=64,N=128,K=32,E=1", "ok"),
+    ("moe_grouped_gemm_mma_sm90", "moe_grouped_gemm_mma", "T=64,N=64,K=32,E=1", "refuse"),
     # flash_attention: assume(S % 32 == 0); D = 64 in the file
     ("flash_attention", "attention", "B=4,H=32,S=4096", "ok"),
     ("flash_attention", "attention", "B=1,H=2,S=96", "ok"),  # S not a multiple of the 64-row tile
@@ -124,6 +137,7 @@ LIBRARY = {
     ("layer_norm", "rms_norm"): ("rms_norm", ""),
     ("softmax", "softmax"): ("softmax", ""),
     ("moe_grouped_gemm", "moe_grouped_gemm"): ("grouped_matmul", ""),
+    ("moe_grouped_gemm_mma_sm90", "moe_grouped_gemm_mma"): ("grouped_matmul", ""),
     ("flash_attention", "attention"): ("attention", "D=64"),
     ("flash_attention", "attention_causal"): ("attention_causal", "D=64"),
     # one kernel, causal or not by its flag
