@@ -422,7 +422,8 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
   };
   std::vector<Run> runs;
   std::set<const ast::Expr *> content_failures;
-  for (const auto &sizes : instances) {
+  // The runs of one size instance: one per content choice.
+  auto add_runs = [&](const std::map<std::string, int64_t> &sizes) {
     ContentChoice contents = choose_contents(file, kernel, sizes, options.query_timeout_ms);
     if (!contents.failure.empty()) {
       const ast::Expr *at = contents.failed_at;
@@ -441,62 +442,159 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         report.violations.push_back(std::move(v));
       }
       if (contents.choices.empty() && !at)
-        continue; // no contents satisfy the facts at these sizes: nothing to run
+        return; // no contents satisfy the facts at these sizes: nothing to run
     }
     if (contents.choices.empty())
       runs.push_back(Run{sizes, {}});
     for (auto &c : contents.choices)
       runs.push_back(Run{sizes, std::move(c)});
+  };
+  for (const auto &sizes : instances)
+    add_runs(sizes);
+  std::unordered_map<const ast::Stmt *, int64_t> loop_iterations; // over all runs
+  // Runs `runs[from..]`; false once the check was interrupted.
+  auto execute_runs = [&](size_t from) {
+    for (size_t r = from; r < runs.size(); ++r) {
+      const Run &run = runs[r];
+      const auto &sizes = run.sizes;
+      Machine machine(file, kernel, options);
+      machine.contents_ = run.contents;
+      machine.run(sizes);
+      visited.insert(machine.visited_.begin(), machine.visited_.end());
+      for (const auto &[loop, most] : machine.loop_iterations_) {
+        int64_t &all = loop_iterations[loop];
+        all = std::max(all, most);
+      }
+      stopped = stopped || machine.stopped_;
+      report.interrupted = report.interrupted || machine.interrupted();
+      if (report.instances.empty() || report.instances.back() != sizes)
+        report.instances.push_back(sizes);
+      report.blocks_run += machine.blocks_run();
+      if (sampled_grid.empty() && !machine.sampled_blocks().empty())
+        sampled_grid = sampled_grid_text(sizes, machine.grid_dim(), machine.sampled_blocks());
+      for (const auto &[range, name] : machine.bounded_loops()) {
+        const auto key = std::make_pair(std::string("unproven"),
+                                        std::make_pair(range.begin.line, range.begin.column));
+        if (!seen.insert(key).second)
+          continue;
+        report.bounded_loops.push_back("line " + std::to_string(range.begin.line + 1) + ": " +
+                                       name + " (first " + std::to_string(options.unroll_bound) +
+                                       " iterations)");
+        Violation v;
+        v.kind = "unproven";
+        v.check = "loop-bound";
+        v.range = range;
+        v.warning = true;
+        v.message = "the checker ran the first " + std::to_string(options.unroll_bound) +
+                    " iterations of this loop (" + name +
+                    ") and skipped the rest: later "
+                    "iterations are not checked (--unroll-bound)";
+        v.data = {{"kind", "unproven"},
+                  {"check", "loop-bound"},
+                  {"kernel", report.kernel},
+                  {"sizes", sizes},
+                  {"fixes", nlohmann::json::array()}};
+        report.violations.push_back(std::move(v));
+      }
+      for (Violation &v : machine.take_violations()) {
+        const auto key =
+            std::make_pair(v.kind, std::make_pair(v.range.begin.line, v.range.begin.column));
+        if (!seen.insert(key).second)
+          continue;
+        if (!run.contents.empty())
+          v.data["contents"] = run.contents; // the counterexample replays with them
+        report.violations.push_back(std::move(v));
+      }
+      if (report.interrupted)
+        return false;
+    }
+    return true;
+  };
+  // Loops that ran at most once wherever they ran.
+  auto single_iteration_loops = [&] {
+    std::vector<const ast::Stmt *> out;
+    for (const auto &[loop, most] : loop_iterations)
+      if (most == 1)
+        out.push_back(loop);
+    std::sort(out.begin(), out.end(), [](const ast::Stmt *a, const ast::Stmt *b) {
+      return std::make_pair(a->range.begin.line, a->range.begin.column) <
+             std::make_pair(b->range.begin.line, b->range.begin.column);
+    });
+    return out;
+  };
+  bool finished = execute_runs(0);
+  // A loop whose bounds depend on sizes or data but that no instance ran
+  // twice: what one iteration leaves for the next was not checked. Run once
+  // more at larger sizes (matrix dimensions of at least 256 where the
+  // assumptions allow), then say what is still not covered.
+  std::map<std::string, int64_t> grown_sizes;
+  auto run_grown = [&](const std::optional<std::map<std::string, int64_t>> &grown) {
+    if (!finished || stopped || !grown ||
+        std::find(instances.begin(), instances.end(), *grown) != instances.end() ||
+        global_elements(file, kernel, *grown).value_or(INT64_MAX) > options.max_global_cells / 2)
+      return;
+    instances.push_back(*grown);
+    grown_sizes = *grown;
+    const size_t from = runs.size();
+    add_runs(*grown);
+    finished = execute_runs(from);
+  };
+  if (options.forced_instances.empty() && !instances.empty()) {
+    // The sizes the loops' bounds depend on, one at a time: grown by the
+    // loop's constant step (a grid-stride loop over N runs twice once N
+    // exceeds the stride), then doubled, until every such loop runs twice;
+    // where the bounds depend on no size, every matrix dimension at least 256.
+    const auto base = instances.back();
+    std::map<std::string, int64_t> driving; // size -> the largest constant step
+    for (const ast::Stmt *loop : single_iteration_loops()) {
+      int64_t step = 0;
+      if (loop->kind == ast::StmtKind::For && loop->value && loop->value->arg_count() == 3)
+        step = file.sema->constant_of(loop->value->arg(2)).value_or(0);
+      for (const std::string &size : sizes_driving(file, kernel, *loop))
+        driving[size] = std::max(driving[size], step);
+    }
+    for (const auto &[size, step] : driving) {
+      auto at = base;
+      int64_t target = std::max(2 * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
+      for (int attempt = 0; attempt < 3 && !single_iteration_loops().empty(); ++attempt) {
+        auto grown = grow_instance(file, kernel, at, target, options.query_timeout_ms, {size});
+        if (!grown)
+          break;
+        run_grown(grown);
+        at = *grown;
+        target = 2 * at.at(size);
+      }
+    }
+    if (driving.empty() && !single_iteration_loops().empty())
+      run_grown(grow_instance(file, kernel, base, 256, options.query_timeout_ms));
   }
-  for (const Run &run : runs) {
-    const auto &sizes = run.sizes;
-    Machine machine(file, kernel, options);
-    machine.contents_ = run.contents;
-    machine.run(sizes);
-    visited.insert(machine.visited_.begin(), machine.visited_.end());
-    stopped = stopped || machine.stopped_;
-    report.interrupted = report.interrupted || machine.interrupted();
-    if (report.instances.empty() || report.instances.back() != sizes)
-      report.instances.push_back(sizes);
-    report.blocks_run += machine.blocks_run();
-    if (sampled_grid.empty() && !machine.sampled_blocks().empty())
-      sampled_grid = sampled_grid_text(sizes, machine.grid_dim(), machine.sampled_blocks());
-    for (const auto &[range, name] : machine.bounded_loops()) {
+  if (finished && !stopped)
+    for (const ast::Stmt *loop : single_iteration_loops()) {
+      const ast::Expr *header = loop->value ? loop->value.get() : nullptr;
+      const auto where = header ? header->range : loop->range;
       const auto key = std::make_pair(std::string("unproven"),
-                                      std::make_pair(range.begin.line, range.begin.column));
+                                      std::make_pair(where.begin.line, where.begin.column));
       if (!seen.insert(key).second)
         continue;
-      report.bounded_loops.push_back("line " + std::to_string(range.begin.line + 1) + ": " + name +
-                                     " (first " + std::to_string(options.unroll_bound) +
-                                     " iterations)");
       Violation v;
       v.kind = "unproven";
-      v.check = "loop-bound";
-      v.range = range;
+      v.check = "single-iteration";
+      v.range = where;
       v.warning = true;
-      v.message = "the checker ran the first " + std::to_string(options.unroll_bound) +
-                  " iterations of this loop (" + name +
-                  ") and skipped the rest: later "
-                  "iterations are not checked (--unroll-bound)";
+      v.message = "this loop ran at most one iteration at every size instance" +
+                  std::string(grown_sizes.empty()
+                                  ? ""
+                                  : " (the largest: " + nlohmann::json(grown_sizes).dump() + ")") +
+                  ": what an iteration leaves for the next (a reused buffer, a barrier, an "
+                  "accumulator) is not checked; `argus check --sizes=...` adds sizes where it "
+                  "runs twice";
       v.data = {{"kind", "unproven"},
-                {"check", "loop-bound"},
+                {"check", "single-iteration"},
                 {"kernel", report.kernel},
-                {"sizes", sizes},
+                {"thread", nullptr},
                 {"fixes", nlohmann::json::array()}};
       report.violations.push_back(std::move(v));
     }
-    for (Violation &v : machine.take_violations()) {
-      const auto key =
-          std::make_pair(v.kind, std::make_pair(v.range.begin.line, v.range.begin.column));
-      if (!seen.insert(key).second)
-        continue;
-      if (!run.contents.empty())
-        v.data["contents"] = run.contents; // the counterexample replays with them
-      report.violations.push_back(std::move(v));
-    }
-    if (report.interrupted)
-      break;
-  }
   // A statement no instance executed was not checked: say so (a budget stop
   // already says that what follows it is not checked).
   if (!stopped && !instances.empty())

@@ -71,11 +71,10 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
     // a register tensor of as many elements is written into that tensor, as
     // the generated code does: views of it (two B fragments of one
     // ldmatrix.x4) see the new values.
-    if (const Value &held = it->second; held.kind == ValueKind::View && held.view &&
-                                        value.kind == ValueKind::Data && value.elems > 1 &&
-                                        held.view->elements() == value.elems &&
-                                        buffers_[static_cast<size_t>(held.view->buffer)].space ==
-                                            MemorySpace::Local) {
+    if (const Value &held = it->second;
+        held.kind == ValueKind::View && held.view && value.kind == ValueKind::Data &&
+        value.elems > 1 && held.view->elements() == value.elems &&
+        buffers_[static_cast<size_t>(held.view->buffer)].space == MemorySpace::Local) {
       const View place = *held.view;
       write_view(place, value, m, target.range);
       return;
@@ -303,7 +302,10 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
   loops_.push_back(LoopFrame{s.target->name, var});
   exits_.push_back(LoopExit{Mask(m.size(), 0), Mask(m.size(), 0)});
   Mask left(m.size(), 0); // lanes that broke out of this loop
-  for (int64_t iteration = 0; !stopped_; ++iteration) {
+  const bool constant_bounds = std::all_of(
+      args.begin(), args.end(), [&](const Expr *a) { return sema_.constant_of(*a).has_value(); });
+  int64_t iteration = 0;
+  for (; !stopped_; ++iteration) {
     Mask active(m.size(), 0);
     for (size_t i = 0; i < m.size(); ++i) {
       if (!m[i] || left[i])
@@ -329,6 +331,8 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
         current.ints[i] += step.at(i);
     }
   }
+  if (!constant_bounds)
+    count_iterations(s, iteration);
   exits_.pop_back();
   loops_.pop_back();
 }
@@ -352,7 +356,8 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
   Mask active = m;
   Mask left(m.size(), 0);
   exits_.push_back(LoopExit{Mask(m.size(), 0), Mask(m.size(), 0)});
-  for (int64_t iteration = 0; any(active) && !stopped_; ++iteration) {
+  int64_t iteration = 0;
+  for (; any(active) && !stopped_; ++iteration) {
     if (iteration >= options_.unroll_bound) {
       bounded_loops_.emplace_back(s.range, "while");
       break;
@@ -367,6 +372,8 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
       if (!m[i] || left[i])
         active[i] = 0; // returned or broke out
   }
+  if (!s.value || !sema_.constant_of(*s.value))
+    count_iterations(s, iteration);
   exits_.pop_back();
 }
 

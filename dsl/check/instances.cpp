@@ -90,49 +90,74 @@ bool linear(const sema::SemaResult &sema, const Expr &e) {
 
 } // namespace
 
-InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                                unsigned timeout_ms) {
-  InstanceChoice choice;
-  const sema::SemaResult &sema = *file.sema;
-  const auto params = integer_params(kernel);
-  const auto sizes = size_params(sema, kernel);
-  if (params.empty()) {
-    choice.instances.push_back({});
-    return choice;
-  }
-  z3::context &ctx = thread_z3_context();
-  std::map<const sema::Symbol *, z3::expr> vars;
-  for (const sema::Symbol *p : params)
-    vars.emplace(p, ctx.int_const(p->name.c_str()));
-  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
-  z3::expr_vector facts(ctx);
-  const int64_t window = int64_t{1} << 16;
-  for (const auto &[p, v] : vars) {
-    // Sizes are positive; other integers may be 0 or negative. A window keeps
-    // executions small when assume says nothing.
-    facts.push_back(v >= (sizes.count(p) ? ctx.int_val(1) : ctx.int_val(-window)));
-    facts.push_back(v <= ctx.int_val(window));
-  }
-  for (const Expr *a : kernel.assumptions) {
-    if (is_content_fact(sema, *a))
-      continue; // contents are chosen per instance (contents.h)
-    if (auto b = terms.boolean(*a))
-      facts.push_back(*b);
-    else
-      choice.untranslated.push_back(a);
-  }
-  std::vector<z3::expr> grid;
-  for (const Expr *g : kernel.grid)
-    if (g && !sema.constant_of(*g))
-      if (auto t = terms.integer(*g))
-        grid.push_back(*t);
-  // Small sizes, and other integers near 0.
-  z3::expr magnitude = ctx.int_val(0);
-  for (const auto &[s, v] : vars)
-    magnitude = magnitude + (sizes.count(s) ? v : z3::ite(v < 0, -v, v));
+namespace {
 
-  auto optimize = [&](const z3::expr_vector &extra,
-                      const z3::expr &objective) -> std::optional<std::map<std::string, int64_t>> {
+// The Z3 problem of a kernel's sizes: one integer per integer parameter, the
+// translatable assumptions, the grid's size-dependent dimensions, and which
+// parameters are sizes (at least 1) and matrix dimensions (`inner`: a
+// tensor's last two dimensions).
+struct SizeProblem {
+  const sema::SemaResult &sema;
+  z3::context &ctx;
+  unsigned timeout_ms;
+  std::set<const sema::Symbol *> sizes;
+  std::set<const sema::Symbol *> inner;
+  std::map<const sema::Symbol *, z3::expr> vars;
+  z3::expr_vector facts;
+  std::vector<z3::expr> grid;
+  std::vector<const Expr *> untranslated;
+  z3::expr magnitude; // small sizes, and other integers near 0
+
+  static constexpr int64_t window = int64_t{1} << 16;
+
+  SizeProblem(const CheckedFile &file, const sema::FunctionInfo &kernel, unsigned timeout)
+      : sema(*file.sema), ctx(thread_z3_context()), timeout_ms(timeout),
+        sizes(size_params(sema, kernel)), facts(ctx), magnitude(ctx.int_val(0)) {
+    for (const sema::Symbol *p : integer_params(kernel))
+      vars.emplace(p, ctx.int_const(p->name.c_str()));
+    Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
+    for (const auto &[p, v] : vars) {
+      // Sizes are positive; other integers may be 0 or negative. A window keeps
+      // executions small when assume says nothing.
+      facts.push_back(v >= (sizes.count(p) ? ctx.int_val(1) : ctx.int_val(-window)));
+      facts.push_back(v <= ctx.int_val(window));
+    }
+    for (const Expr *a : kernel.assumptions) {
+      if (is_content_fact(sema, *a))
+        continue; // contents are chosen per instance (contents.h)
+      if (auto b = terms.boolean(*a))
+        facts.push_back(*b);
+      else
+        untranslated.push_back(a);
+    }
+    for (const Expr *g : kernel.grid)
+      if (g && !sema.constant_of(*g))
+        if (auto t = terms.integer(*g))
+          grid.push_back(*t);
+    for (const auto &[s, v] : vars)
+      magnitude = magnitude + (sizes.count(s) ? v : z3::ite(v < 0, -v, v));
+    // A size that only counts the leading dimensions of tensors of rank 3 or
+    // more (batches, heads) is not `inner`: B = H = S = 64 of a B x H x S x D
+    // tensor would be 16M elements, more than the interpreter runs. (The rows
+    // of a matrix are inner: an MoE's token count.)
+    const ast::Function &fn = *kernel.function;
+    for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
+      const Expr *annotation = fn.params[i].annotation.get();
+      if (!kernel.params[i] || !kernel.params[i]->type.is_tensor() || !annotation ||
+          annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1 ||
+          annotation->arg(0).kind != ast::ExprKind::Tuple)
+        continue;
+      const auto &dims = annotation->arg(0).operands;
+      for (size_t d = dims.size() >= 3 ? dims.size() - 2 : 0; d < dims.size(); ++d)
+        if (dims[d])
+          names_in(sema, *dims[d], inner);
+    }
+  }
+
+  // Minimizes `objective`, then (with `then_smallest`) the sizes' magnitude:
+  // among equally good instances the smallest, so the choice is one.
+  std::optional<std::map<std::string, int64_t>>
+  optimize(const z3::expr_vector &extra, const z3::expr &objective, bool then_smallest = false) {
     z3::optimize opt(ctx);
     z3::params p(ctx);
     p.set("timeout", timeout_ms);
@@ -142,6 +167,8 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
     for (const auto &f : extra)
       opt.add(f);
     opt.minimize(objective);
+    if (then_smallest)
+      opt.minimize(magnitude); // lexicographic: after `objective`
     if (opt.check() != z3::sat)
       return std::nullopt;
     z3::model model = opt.get_model();
@@ -153,8 +180,60 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
       values[s->name] = x;
     }
     return values;
+  }
+  std::optional<std::map<std::string, int64_t>> solve(const z3::expr_vector &extra) {
+    return optimize(extra, magnitude);
+  }
+
+  // When the assumptions cap a size below `threshold` (`assume(E <= 8)`):
+  // every size as large as it may be up to `threshold`, none smaller than in
+  // `base`, one of them larger, two blocks per grid dimension; the other
+  // integers as in `base` where `pin_others`.
+  std::optional<std::map<std::string, int64_t>>
+  as_large_as_allowed(const std::map<std::string, int64_t> &base, int64_t threshold,
+                      bool pin_others) {
+    z3::expr_vector relaxed(ctx);
+    z3::expr grown = ctx.bool_val(false);
+    z3::expr reach = ctx.int_val(0);
+    for (const auto &[s, v] : vars) {
+      const z3::expr before = ctx.int_val(static_cast<int64_t>(base.at(s->name)));
+      if (!sizes.count(s)) {
+        if (pin_others)
+          relaxed.push_back(v == before);
+        continue;
+      }
+      relaxed.push_back(v >= before);
+      grown = grown || v > before;
+      reach = reach + z3::ite(v < ctx.int_val(threshold), v, ctx.int_val(threshold));
+    }
+    relaxed.push_back(grown);
+    for (const auto &g : grid)
+      relaxed.push_back(g >= 2);
+    return optimize(relaxed, -reach, true);
+  }
+};
+
+} // namespace
+
+InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                unsigned timeout_ms) {
+  InstanceChoice choice;
+  if (integer_params(kernel).empty()) {
+    choice.instances.push_back({});
+    return choice;
+  }
+  SizeProblem problem(file, kernel, timeout_ms);
+  choice.untranslated = problem.untranslated;
+  z3::context &ctx = problem.ctx;
+  const auto &vars = problem.vars;
+  const auto &sizes = problem.sizes;
+  const auto &grid = problem.grid;
+  const auto &sema = problem.sema;
+  const int64_t window = SizeProblem::window;
+  auto optimize = [&](const z3::expr_vector &extra, const z3::expr &objective) {
+    return problem.optimize(extra, objective);
   };
-  auto solve = [&](const z3::expr_vector &extra) { return optimize(extra, magnitude); };
+  auto solve = [&](const z3::expr_vector &extra) { return problem.solve(extra); };
 
   auto first = solve(z3::expr_vector(ctx));
   if (!first) {
@@ -167,28 +246,12 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   z3::expr_vector more(ctx);
   // Sizes of at least 64 make strides realistic enough for the coalescing and
   // bank-conflict lints (a 2-element row looks coalesced), and give loops over
-  // them several tiles. A size that only counts the leading dimensions of
-  // tensors of rank 3 or more (batches, heads) only grows: B = H = S = 64 of
-  // a B x H x S x D tensor would be 16M elements, more than the interpreter
-  // runs. (The rows of a matrix stay at least 64: an MoE's token count.)
-  std::set<const sema::Symbol *> inner;
-  const ast::Function &fn = *kernel.function;
-  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
-    const Expr *annotation = fn.params[i].annotation.get();
-    if (!kernel.params[i] || !kernel.params[i]->type.is_tensor() || !annotation ||
-        annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1 ||
-        annotation->arg(0).kind != ast::ExprKind::Tuple)
-      continue;
-    const auto &dims = annotation->arg(0).operands;
-    for (size_t d = dims.size() >= 3 ? dims.size() - 2 : 0; d < dims.size(); ++d)
-      if (dims[d])
-        names_in(sema, *dims[d], inner);
-  }
+  // them several tiles; batches and heads (not `inner`) only grow.
   for (const auto &[s, v] : vars) {
     if (!sizes.count(s))
       continue;
     more.push_back(v > ctx.int_val(static_cast<int64_t>(first->at(s->name))));
-    if (inner.count(s))
+    if (problem.inner.count(s))
       more.push_back(v >= 64);
   }
   for (const auto &g : grid)
@@ -196,26 +259,8 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   std::optional<std::map<std::string, int64_t>> second;
   if (!more.empty())
     second = solve(more);
-  if (!second && !more.empty()) {
-    // A size the assumptions cap below 64 (`assume(E <= 16)`) leaves no such
-    // instance: then each size as large as it may be up to 64, not smaller
-    // than in the first, one of them larger, and two blocks per dimension.
-    z3::expr_vector relaxed(ctx);
-    z3::expr grown = ctx.bool_val(false);
-    z3::expr reach = ctx.int_val(0);
-    for (const auto &[s, v] : vars) {
-      if (!sizes.count(s))
-        continue;
-      const z3::expr before = ctx.int_val(static_cast<int64_t>(first->at(s->name)));
-      relaxed.push_back(v >= before);
-      grown = grown || v > before;
-      reach = reach + z3::ite(v < 64, v, ctx.int_val(64));
-    }
-    relaxed.push_back(grown);
-    for (const auto &g : grid)
-      relaxed.push_back(g >= 2);
-    second = optimize(relaxed, -reach);
-  }
+  if (!second && !more.empty())
+    second = problem.as_large_as_allowed(*first, 64, false);
   if (second)
     choice.instances.push_back(*second);
   // Integers that are not sizes: the boundary values of their assumed range
@@ -276,6 +321,145 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
       choice.sampled.emplace_back(s, tried);
   }
   return choice;
+}
+
+std::optional<std::map<std::string, int64_t>>
+grow_instance(const CheckedFile &file, const sema::FunctionInfo &kernel,
+              const std::map<std::string, int64_t> &base, int64_t threshold, unsigned timeout_ms,
+              const std::set<std::string> &only) {
+  if (integer_params(kernel).empty())
+    return std::nullopt;
+  SizeProblem problem(file, kernel, timeout_ms);
+  for (const auto &[s, v] : problem.vars)
+    if (!base.count(s->name))
+      return std::nullopt;
+  z3::expr_vector more(problem.ctx);
+  bool any_inner = false;
+  for (const auto &[s, v] : problem.vars) {
+    const z3::expr before = problem.ctx.int_val(static_cast<int64_t>(base.at(s->name)));
+    if (!problem.sizes.count(s)) {
+      more.push_back(v == before); // the same flag or stride, at larger sizes
+      continue;
+    }
+    if (!only.empty() && !only.count(s->name)) {
+      more.push_back(v == before);
+      continue;
+    }
+    more.push_back(v >= before);
+    if (only.empty() ? problem.inner.count(s) > 0 : true) {
+      more.push_back(v >= problem.ctx.int_val(threshold));
+      any_inner = any_inner || base.at(s->name) < threshold;
+    }
+  }
+  if (only.empty()) // with `only` the grid is what those sizes make it
+    for (const auto &g : problem.grid)
+      more.push_back(g >= 2);
+  std::optional<std::map<std::string, int64_t>> grown;
+  if (any_inner)
+    grown = problem.solve(more);
+  if (!grown && only.empty())
+    grown = problem.as_large_as_allowed(base, threshold, true);
+  if (grown && *grown == base)
+    return std::nullopt;
+  return grown;
+}
+
+namespace {
+
+// Every name a statement list assigns, with the expressions assigned to it.
+void assignments(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body,
+                 std::multimap<const sema::Symbol *, const Expr *> &out) {
+  for (const auto &st : body) {
+    if (!st)
+      continue;
+    std::vector<const Expr *> targets;
+    if (st->target)
+      targets.push_back(st->target.get());
+    for (const auto &t : st->targets)
+      if (t)
+        targets.push_back(t.get());
+    if (st->value)
+      for (const Expr *t : targets)
+        if (t->kind == ast::ExprKind::Name)
+          if (auto it = sema.references.find(t); it != sema.references.end())
+            out.emplace(it->second, st->value.get());
+    assignments(sema, st->body, out);
+    assignments(sema, st->orelse, out);
+  }
+}
+
+} // namespace
+
+std::set<std::string> sizes_driving(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                    const ast::Stmt &loop) {
+  const sema::SemaResult &sema = *file.sema;
+  std::multimap<const sema::Symbol *, const Expr *> assigned;
+  assignments(sema, kernel.function->body, assigned);
+  std::set<const sema::Symbol *> reached;
+  if (loop.value)
+    names_in(sema, *loop.value, reached);
+  // Through locals (`stop = offsets[e + 1]`) and the facts about a tensor's
+  // contents (`assume(offsets[E] == T)`), to the sizes.
+  std::vector<const sema::Symbol *> work(reached.begin(), reached.end());
+  while (!work.empty()) {
+    const sema::Symbol *sym = work.back();
+    work.pop_back();
+    std::set<const sema::Symbol *> next;
+    auto [from, to] = assigned.equal_range(sym);
+    for (auto it = from; it != to; ++it)
+      names_in(sema, *it->second, next);
+    if (sym->type.is_tensor())
+      for (const Expr *a : kernel.assumptions)
+        if (a && is_content_fact(sema, *a)) {
+          std::set<const sema::Symbol *> in_fact;
+          names_in(sema, *a, in_fact);
+          if (in_fact.count(sym))
+            next.insert(in_fact.begin(), in_fact.end());
+        }
+    for (const sema::Symbol *n : next)
+      if (reached.insert(n).second)
+        work.push_back(n);
+  }
+  std::set<std::string> out;
+  for (const sema::Symbol *p : size_params(sema, kernel))
+    if (reached.count(p))
+      out.insert(p->name);
+  return out;
+}
+
+std::optional<int64_t> global_elements(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                       const std::map<std::string, int64_t> &sizes) {
+  const sema::SemaResult &sema = *file.sema;
+  z3::context &ctx = thread_z3_context();
+  std::map<const sema::Symbol *, z3::expr> vars;
+  for (const sema::Symbol *p : integer_params(kernel)) {
+    auto it = sizes.find(p->name);
+    if (it == sizes.end())
+      return std::nullopt;
+    vars.emplace(p, ctx.int_val(static_cast<int64_t>(it->second)));
+  }
+  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
+  int64_t total = 0;
+  const ast::Function &fn = *kernel.function;
+  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
+    const Expr *annotation = fn.params[i].annotation.get();
+    if (!kernel.params[i] || !kernel.params[i]->type.is_tensor() || !annotation ||
+        annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1 ||
+        annotation->arg(0).kind != ast::ExprKind::Tuple)
+      continue;
+    int64_t elements = 1;
+    for (const auto &dim : annotation->arg(0).operands) {
+      std::optional<z3::expr> term = dim ? terms.integer(*dim) : std::nullopt;
+      int64_t extent = 0;
+      if (!term || !term->simplify().is_numeral_i64(extent) || extent < 0)
+        return std::nullopt;
+      if (extent != 0 && elements > (int64_t{1} << 40) / extent)
+        return std::nullopt;
+      elements *= extent;
+    }
+    total += elements;
+  }
+  return total;
 }
 
 bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &kernel,

@@ -4,6 +4,7 @@
 #include "argus/dsl/frontend.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,28 @@ std::set<const sema::Symbol *> size_params(const sema::SemaResult &sema,
 
 InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                 unsigned timeout_ms);
+
+// An instance larger than `base` where the assumptions allow: every size at
+// least as large, the matrix dimensions (a tensor's last two) at least
+// `threshold` (or as large as allowed up to it), the other integers as in
+// `base`. With `only`: those sizes at least `threshold`, every other integer
+// as in `base`. For loops that ran at most once at every instance. None when
+// no instance is larger.
+std::optional<std::map<std::string, int64_t>>
+grow_instance(const CheckedFile &file, const sema::FunctionInfo &kernel,
+              const std::map<std::string, int64_t> &base, int64_t threshold, unsigned timeout_ms,
+              const std::set<std::string> &only = {});
+
+// The sizes a loop's bounds depend on: named in its header (its range or
+// condition), through the locals assigned to those names and the facts
+// stated about the contents of the tensors they read.
+std::set<std::string> sizes_driving(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                    const ast::Stmt &loop);
+
+// The elements of the kernel's tensor parameters at `sizes` (none when a
+// dimension is not an integer expression of them).
+std::optional<int64_t> global_elements(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                       const std::map<std::string, int64_t> &sizes);
 
 // Whether `sizes` satisfy the kernel's translatable assumptions (false also
 // when Z3 cannot tell within the time limit).

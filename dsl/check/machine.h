@@ -370,6 +370,14 @@ public:
       visited_.insert(&s);
     }
   }
+  // Loops whose bounds are not constants: the most iterations any execution
+  // of each ran. One that never ran twice had nothing checked between its
+  // iterations (a reused buffer, a barrier, an accumulator): the driver says so.
+  std::unordered_map<const ast::Stmt *, int64_t> loop_iterations_;
+  void count_iterations(const ast::Stmt &loop, int64_t iterations) {
+    int64_t &most = loop_iterations_[&loop];
+    most = std::max(most, iterations);
+  }
   std::set<std::pair<std::string, uint64_t>> reported_; // (kind, site) once
   std::vector<std::pair<Range, std::string>> bounded_loops_;
   // Re-load lint: (site, thread, cell) → version last loaded.
