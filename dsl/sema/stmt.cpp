@@ -58,6 +58,17 @@ void Analyzer::check_stmt(const Stmt &stmt) {
     return;
   case StmtKind::Assign: {
     const Type value = check_expr(*stmt.value);
+    // make_shared/make_local/full make a tensor that lives under a name: one
+    // stored into an element or a view has none (codegen could not lower it).
+    if (stmt.value->kind == ExprKind::Call && is_tensor_constructor(builtin_of(*stmt.value)))
+      for (const auto &target : stmt.targets)
+        if (target->kind != ExprKind::Name) {
+          error(codes::kNotAssignable, target->range,
+                builtin_name(builtin_of(*stmt.value)) +
+                    "(...) makes a new tensor: assign it to a name, then store the name "
+                    "(zeros = full(...); x[i] = zeros)");
+          return;
+        }
     for (const auto &target : stmt.targets)
       check_assign_target(*target, value, stmt.value.get(), false);
     return;
