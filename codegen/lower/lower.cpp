@@ -490,13 +490,27 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
   // Declarations hoisted to the top: shared and register arrays, locals
   // whose first use is not a plain assignment at the level that encloses all uses.
   std::vector<std::string> preamble;
-  int64_t static_shared = 0;
+  // A swizzled buffer starts on a boundary of its pattern (1024 bytes for
+  // Swizzle(3, 4, 3)): the hardware swizzles wgmma and TMA tiles by address
+  // bits, so offsets in the buffer and addresses must agree.
+  auto alignment = [](const Buffer &b) -> int64_t {
+    if (!b.swizzle)
+      return 16;
+    const int span = b.swizzle->bits + b.swizzle->base + b.swizzle->shift;
+    return std::clamp<int64_t>(int64_t{1} << std::min(span, 10), 16, 1024);
+  };
+  auto round_up = [](int64_t x, int64_t to) { return (x + to - 1) / to * to; };
+  int64_t static_shared = 0, largest_alignment = 16;
   for (const Buffer &b : buffers_)
-    if (b.space == MemorySpace::Shared)
-      static_shared += (b.elements * bytes_of(b.dtype) + 15) / 16 * 16;
+    if (b.space == MemorySpace::Shared) {
+      static_shared =
+          round_up(static_shared, alignment(b)) + round_up(b.elements * bytes_of(b.dtype), 16);
+      largest_alignment = std::max(largest_alignment, alignment(b));
+    }
   use_dynamic_shared_ = cuda && kernel && static_shared > 48 * 1024;
   if (use_dynamic_shared_)
-    preamble.push_back("extern __shared__ __align__(16) unsigned char argus_dynamic_smem[];");
+    preamble.push_back("extern __shared__ __align__(" + std::to_string(largest_alignment) +
+                       ") unsigned char argus_dynamic_smem[];");
   int64_t dynamic_offset = 0;
   for (Buffer &b : buffers_) {
     const std::string t = type_name(b.dtype, target_);
@@ -508,6 +522,7 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
                   "> on byte offsets";
       }
       if (use_dynamic_shared_) {
+        dynamic_offset = round_up(dynamic_offset, alignment(b));
         b.dynamic = true;
         b.dynamic_offset = dynamic_offset;
         preamble.push_back(t + " *const " + b.name + " = reinterpret_cast<" + t +
@@ -515,9 +530,11 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
                            comment);
         dynamic_offset += (b.elements * bytes_of(b.dtype) + 15) / 16 * 16;
       } else {
-        preamble.push_back(std::string("__shared__ ") +
-                           (cuda ? "__align__(16) " : "__attribute__((aligned(16))) ") + t + " " +
-                           b.name + "[" + std::to_string(b.elements) + "];" + comment);
+        const std::string align = std::to_string(alignment(b));
+        preamble.push_back(
+            std::string("__shared__ ") +
+            (cuda ? "__align__(" + align + ") " : "__attribute__((aligned(" + align + "))) ") + t +
+            " " + b.name + "[" + std::to_string(b.elements) + "];" + comment);
       }
     } else if (b.space == MemorySpace::Local) {
       preamble.push_back(t + " " + b.name + "[" + std::to_string(b.elements) + "];");

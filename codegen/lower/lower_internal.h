@@ -151,6 +151,7 @@ public:
   bool buffer_load(BuiltinId id, const View &dst, const View &src);
   std::optional<std::string> buffer_load_text(BuiltinId id, const View &src);
   void intrinsic_statement(const ast::Expr &call);
+  void wgmma(const ast::Expr &call, const std::string &type);
   void for_loop(const ast::Stmt &s);
   void mark_written(const View &v);
 

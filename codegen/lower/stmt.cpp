@@ -1148,6 +1148,29 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("             : \"memory\");");
     return;
   }
+  if (cuda && (id == BuiltinId::NvvmWgmmaBf16 || id == BuiltinId::NvvmWgmmaF16)) {
+    wgmma(call, id == BuiltinId::NvvmWgmmaBf16 ? "bf16" : "f16");
+    return;
+  }
+  if (cuda && id == BuiltinId::NvvmFenceProxyAsync) {
+    line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
+    return;
+  }
+  if (cuda && id == BuiltinId::NvvmWgmmaFence) {
+    line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");");
+    return;
+  }
+  if (cuda && id == BuiltinId::NvvmWgmmaCommit) {
+    line("asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");");
+    return;
+  }
+  if (cuda && id == BuiltinId::NvvmWgmmaWait) {
+    const Expr *n = call_arg(call, 0, "n");
+    const int64_t count = n ? sema_.constant_of(*n).value_or(0) : 0;
+    line("asm volatile(\"wgmma.wait_group.sync.aligned " + std::to_string(count) +
+         ";\\n\" ::: \"memory\");");
+    return;
+  }
   if (id == BuiltinId::AmdWaitcnt && !cuda) {
     const Expr *vm = call_arg(call, 0, "vmcnt");
     const Expr *lgkm = call_arg(call, 1, "lgkmcnt");
@@ -1176,6 +1199,73 @@ void Lowerer::intrinsic_statement(const Expr &call) {
   }
   error(call.range, "cannot lower '" + builtin_name(id) + "' as a statement for " +
                         std::string(target_name(target_)));
+}
+
+// wgmma.mma_async m64nNk16 with both tiles in shared memory: each tile's
+// matrix descriptor from its view (the checker proved the layout is the
+// swizzled K-major form: rows `16 << B` bytes apart, 8-row groups `8 << (4 +
+// B)` bytes apart, the first row on a group boundary), and the accumulator's
+// N / 2 registers read and written in place.
+void Lowerer::wgmma(const Expr &call, const std::string &type) {
+  const Expr *acc_arg = call_arg(call, 0, "acc");
+  const Expr *a_arg = call_arg(call, 1, "a");
+  const Expr *b_arg = call_arg(call, 2, "b");
+  auto acc = acc_arg ? view_of(*acc_arg) : std::nullopt;
+  auto a = a_arg ? view_of(*a_arg) : std::nullopt;
+  auto b = b_arg ? view_of(*b_arg) : std::nullopt;
+  if (!acc || !a || !b)
+    return;
+  const auto refs = element_refs(*acc);
+  const int64_t n = b->shape.size() == 2 && b->shape[0].is_constant() ? b->shape[0].constant() : 0;
+  if (n < 8 || static_cast<int64_t>(refs.size()) != n / 2) {
+    error(call.range, "wgmma: the accumulator must hold N / 2 f32 for a b tile of N rows");
+    return;
+  }
+  auto descriptor = [&](const View &v, const Range &at) -> std::optional<std::string> {
+    const Buffer &buf = buffers_[static_cast<size_t>(v.buffer)];
+    if (buf.space != MemorySpace::Shared || !buf.swizzle || buf.swizzle->base != 4 ||
+        buf.swizzle->shift != 3 || buf.swizzle->bits < 1 || buf.swizzle->bits > 3) {
+      error(at, "wgmma: a tile must be in shared memory with Swizzle(1|2|3, 4, 3)");
+      return std::nullopt;
+    }
+    const int bits = buf.swizzle->bits;
+    const int64_t stride_bytes = 8 * (int64_t{16} << bits); // between 8-row groups
+    const int64_t mode = bits == 3 ? 1 : bits == 2 ? 2 : 3; // 128, 64, 32-byte swizzle
+    const std::string address = "argus_smem_addr(reinterpret_cast<unsigned char *>(" + buf.name +
+                                ") + " + paren(cpp(v.offset)) + ")";
+    return "argus_wgmma_desc(" + address + ", " + std::to_string(stride_bytes) + ", " +
+           std::to_string(mode) + ")";
+  };
+  const auto da = descriptor(*a, a_arg->range);
+  const auto db = descriptor(*b, b_arg->range);
+  if (!da || !db)
+    return;
+  const int64_t regs = n / 2;
+  std::string list;
+  for (int64_t i = 0; i < regs; ++i)
+    list += (i ? ", %" : "%") + std::to_string(i);
+  line("{");
+  ++indent_;
+  line("const uint64_t argus_da = " + *da + ";");
+  line("const uint64_t argus_db = " + *db + ";");
+  // scale-d is a predicate (1: d = a·b + d); scale-a, scale-b 1; K-major (no transpose).
+  line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) +
+       ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + type + "." +
+       type + " {" + list + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
+       ", p, 1, 1, 0, 0;\\n}\\n\"");
+  std::string outs = "    : ";
+  for (int64_t i = 0; i < regs; ++i) {
+    outs += "\"+f\"(" + refs[static_cast<size_t>(i)] + ")" + (i + 1 < regs ? ", " : "");
+    if (outs.size() > 80 && i + 1 < regs) {
+      line(outs);
+      outs = "      ";
+    }
+  }
+  line(outs);
+  line("    : \"l\"(argus_da), \"l\"(argus_db), \"r\"(1)");
+  line("    : \"memory\");");
+  --indent_;
+  line("}");
 }
 
 } // namespace argus::codegen::detail

@@ -285,7 +285,33 @@ void collect_unreached(const sema::SemaResult &sema, const std::vector<ast::Stmt
   }
 }
 
+// The loops around `target` in `body`, outermost first (empty when it is
+// not in `body`).
+bool find_enclosing(const std::vector<ast::StmtPtr> &body, const ast::Stmt *target,
+                    std::vector<const ast::Stmt *> &path) {
+  for (const auto &s : body) {
+    if (s.get() == target)
+      return true;
+    const bool loop = s->kind == ast::StmtKind::For || s->kind == ast::StmtKind::While;
+    if (loop)
+      path.push_back(s.get());
+    if (find_enclosing(s->body, target, path) || find_enclosing(s->orelse, target, path))
+      return true;
+    if (loop)
+      path.pop_back();
+  }
+  return false;
+}
+
 } // namespace
+
+std::vector<const ast::Stmt *> enclosing_loops(const std::vector<ast::StmtPtr> &body,
+                                               const ast::Stmt *target) {
+  std::vector<const ast::Stmt *> path;
+  if (!find_enclosing(body, target, path))
+    path.clear();
+  return path;
+}
 
 // The outermost statements of the kernel, and of the @device functions its
 // executed statements call, that no thread executed.
@@ -545,18 +571,51 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     // exceeds the stride), then doubled, until every such loop runs twice;
     // where the bounds depend on no size, every matrix dimension at least 256.
     const auto base = instances.back();
-    std::map<std::string, int64_t> driving; // size -> the largest constant step
-    for (const ast::Stmt *loop : single_iteration_loops()) {
+    // Statements not reached inside a loop over sizes (a prefetch guarded by
+    // `kt + STAGES - 2 < k_tiles` needs more tiles than stages).
+    auto unreached_in_loops = [&] {
+      std::set<const ast::Stmt *> loops;
+      if (!stopped)
+        for (const ast::Stmt *s : unreached_statements(*file.sema, *kernel.function, visited))
+          for (const ast::Stmt *loop : enclosing_loops(kernel.function->body, s))
+            if (loop_iterations.count(loop))
+              loops.insert(loop);
+      return loops;
+    };
+    // A loop is short when it never ran twice, holds a statement not reached,
+    // or is a loop over stages (`stage = kt % STAGES`) that never wrapped
+    // around (a buffer's reuse was never checked).
+    std::map<const ast::Stmt *, int64_t> needed;
+    for (const auto &[loop, most] : loop_iterations)
+      needed[loop] = std::max<int64_t>(2, wraparound_iterations(file, *loop));
+    auto short_loops = [&] {
+      std::set<const ast::Stmt *> out = unreached_in_loops();
+      for (const auto &[loop, most] : loop_iterations)
+        if (most >= 1 && most < needed[loop])
+          out.insert(loop);
+      return out;
+    };
+    // The sizes that drive each short loop, with the loop's constant step.
+    std::map<std::string, int64_t> driving;
+    std::map<std::string, std::set<const ast::Stmt *>> loops_of;
+    for (const ast::Stmt *loop : short_loops()) {
       int64_t step = 0;
       if (loop->kind == ast::StmtKind::For && loop->value && loop->value->arg_count() == 3)
         step = file.sema->constant_of(loop->value->arg(2)).value_or(0);
-      for (const std::string &size : sizes_driving(file, kernel, *loop))
+      for (const std::string &size : sizes_driving(file, kernel, *loop)) {
         driving[size] = std::max(driving[size], step);
+        loops_of[size].insert(loop);
+      }
     }
     for (const auto &[size, step] : driving) {
+      auto still_short = [&] {
+        const auto now = short_loops();
+        return std::any_of(loops_of[size].begin(), loops_of[size].end(),
+                           [&](const ast::Stmt *l) { return now.count(l) > 0; });
+      };
       auto at = base;
       int64_t target = std::max(2 * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
-      for (int attempt = 0; attempt < 3 && !single_iteration_loops().empty(); ++attempt) {
+      for (int attempt = 0; attempt < 3 && still_short(); ++attempt) {
         auto grown = grow_instance(file, kernel, at, target, options.query_timeout_ms, {size});
         if (!grown)
           break;
@@ -753,6 +812,7 @@ std::string_view code_of_kind(const std::string &kind) {
       {"async-read-before-wait", codes::kAsyncReadBeforeWait},
       {"not-covered", codes::kNotCovered},
       {"covered-twice", codes::kCoveredTwice},
+      {"operand-layout", codes::kOperandLayout},
       {"unproven", codes::kUnproven},
       {"bank-conflict", codes::kBankConflict},
       {"uncoalesced", codes::kUncoalesced},

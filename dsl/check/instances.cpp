@@ -427,6 +427,82 @@ std::set<std::string> sizes_driving(const CheckedFile &file, const sema::Functio
   return out;
 }
 
+namespace {
+
+bool mentions(const sema::SemaResult &sema, const Expr &e,
+              const std::set<const sema::Symbol *> &names) {
+  std::set<const sema::Symbol *> in;
+  names_in(sema, e, in);
+  return std::any_of(in.begin(), in.end(), [&](const sema::Symbol *s) { return names.count(s); });
+}
+
+void derived_names(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body,
+                   std::set<const sema::Symbol *> &vars) {
+  for (const auto &st : body) {
+    if (!st)
+      continue;
+    if (st->value && mentions(sema, *st->value, vars)) {
+      std::vector<const Expr *> targets;
+      if (st->target)
+        targets.push_back(st->target.get());
+      for (const auto &t : st->targets)
+        targets.push_back(t.get());
+      for (const Expr *t : targets)
+        if (t && t->kind == ast::ExprKind::Name)
+          if (auto it = sema.references.find(t); it != sema.references.end())
+            vars.insert(it->second);
+    }
+    derived_names(sema, st->body, vars);
+    derived_names(sema, st->orelse, vars);
+  }
+}
+
+void largest_modulus(const sema::SemaResult &sema, const Expr &e,
+                     const std::set<const sema::Symbol *> &vars, int64_t &out) {
+  if (e.kind == ast::ExprKind::Binary && e.binary_op == ast::BinaryOp::Mod && e.operands[0] &&
+      e.operands[1] && mentions(sema, *e.operands[0], vars))
+    if (auto c = sema.constant_of(*e.operands[1]); c && *c > 1 && *c <= 64)
+      out = std::max(out, *c);
+  for (const auto &op : e.operands)
+    if (op)
+      largest_modulus(sema, *op, vars, out);
+  for (const auto &k : e.keywords)
+    if (k.value)
+      largest_modulus(sema, *k.value, vars, out);
+}
+
+void largest_modulus(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body,
+                     const std::set<const sema::Symbol *> &vars, int64_t &out) {
+  for (const auto &st : body) {
+    if (!st)
+      continue;
+    for (const Expr *e : {st->value.get(), st->target.get()})
+      if (e)
+        largest_modulus(sema, *e, vars, out);
+    for (const auto &t : st->targets)
+      if (t)
+        largest_modulus(sema, *t, vars, out);
+    largest_modulus(sema, st->body, vars, out);
+    largest_modulus(sema, st->orelse, vars, out);
+  }
+}
+
+} // namespace
+
+int64_t wraparound_iterations(const CheckedFile &file, const ast::Stmt &loop) {
+  const sema::SemaResult &sema = *file.sema;
+  if (loop.kind != ast::StmtKind::For || !loop.target)
+    return 0;
+  auto it = sema.references.find(loop.target.get());
+  if (it == sema.references.end())
+    return 0;
+  std::set<const sema::Symbol *> vars{it->second};
+  derived_names(sema, loop.body, vars);
+  int64_t modulus = 0;
+  largest_modulus(sema, loop.body, vars, modulus);
+  return modulus > 1 ? modulus + 1 : 0;
+}
+
 std::optional<int64_t> global_elements(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                        const std::map<std::string, int64_t> &sizes) {
   const sema::SemaResult &sema = *file.sema;

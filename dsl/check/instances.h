@@ -46,6 +46,11 @@ grow_instance(const CheckedFile &file, const sema::FunctionInfo &kernel,
 std::set<std::string> sizes_driving(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                     const ast::Stmt &loop);
 
+// The iterations a loop needs to reach its steady state: one more than the
+// largest constant `c` of an `x % c` in its body where x depends on the loop
+// variable (`stage = kt % STAGES`: every stage reused once), or 0.
+int64_t wraparound_iterations(const CheckedFile &file, const ast::Stmt &loop);
+
 // The elements of the kernel's tensor parameters at `sizes` (none when a
 // dimension is not an integer expression of them).
 std::optional<int64_t> global_elements(const CheckedFile &file, const sema::FunctionInfo &kernel,

@@ -53,16 +53,31 @@ const OperandMap &cached_map(const std::string &instruction, const char *operand
   return it->second;
 }
 
-bool any_in(const Mask &m, int64_t first, int64_t count) {
-  return std::any_of(m.begin() + first, m.begin() + first + count,
-                     [](uint8_t b) { return b != 0; });
-}
-
 } // namespace
 
 Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   if (is_matrix_multiply(id))
     return matrix_multiply(id, call, m);
+  switch (id) {
+  case BuiltinId::NvvmWgmmaBf16:
+  case BuiltinId::NvvmWgmmaF16:
+    wgmma(id, call, m);
+    return Value{};
+  case BuiltinId::NvvmWgmmaFence:
+    wgmma_fence(call, m);
+    return Value{};
+  case BuiltinId::NvvmWgmmaCommit:
+    wgmma_commit(call, m);
+    return Value{};
+  case BuiltinId::NvvmWgmmaWait:
+    wgmma_wait(call, m);
+    return Value{};
+  case BuiltinId::NvvmFenceProxyAsync:
+    fence_proxy_async(m);
+    return Value{};
+  default:
+    break;
+  }
   if (is_ldmatrix(id))
     return ldmatrix(id, call, m);
   if (is_cp_async(id)) {
@@ -83,6 +98,92 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
     return Value{}; // scheduling only: no effect on data
   not_interpreted(call.range, "the checker does not interpret " + builtin_name(id));
   return Value{};
+}
+
+// A matrix instruction's operand contract: A's column k and B's row k agree
+// on every field they share (the first disagreement is reported, with the
+// lanes that hold the two elements); `row` and `col` get the joined tags of
+// each row of A and each column of B, which the accumulator takes.
+void Machine::operand_contract(const std::string &inst, const Expr &call, int M, int N, int K,
+                               const std::vector<Tag> &at, const std::vector<Tag> &bt,
+                               const std::function<int64_t(int, int)> &a_lane,
+                               const std::function<int64_t(int, int)> &b_lane,
+                               std::vector<Tag> &row, std::vector<Tag> &col) {
+  // Operands agree on every field they share, for every (row, column, k) pair.
+  // For one k and field no pair disagrees exactly when A's column k or B's
+  // row k holds no value of it, or all values there are one value (not
+  // mixed): a linear test first, the pairs (for the first violation, in
+  // their order) only when it fails.
+  bool agree = true;
+  for (int k = 0; k < K && agree; ++k)
+    for (int f = 0; f < kMaxFields && agree; ++f) {
+      int64_t value = kAbsent;
+      bool mixed = false;
+      const auto take = [&](const Tag &t) {
+        const int64_t v = t.poison ? kAbsent : t.field[static_cast<size_t>(f)];
+        if (v == kAbsent)
+          return false;
+        mixed = mixed || v == kTop || (value != kAbsent && v != value);
+        value = v;
+        return true;
+      };
+      bool in_a = false, in_b = false;
+      for (int i = 0; i < M; ++i)
+        in_a = take(at[static_cast<size_t>(i + M * k)]) || in_a;
+      for (int j = 0; j < N; ++j)
+        in_b = take(bt[static_cast<size_t>(j + N * k)]) || in_b;
+      agree = !(in_a && in_b && mixed);
+    }
+  bool reported = agree;
+  for (int k = 0; k < K && !reported; ++k)
+    for (int i = 0; i < M && !reported; ++i)
+      for (int j = 0; j < N && !reported; ++j) {
+        const Tag &x = at[static_cast<size_t>(i + M * k)];
+        const Tag &y = bt[static_cast<size_t>(j + N * k)];
+        if (x.poison || y.poison)
+          continue;
+        for (int f = 0; f < kMaxFields; ++f) {
+          const int64_t xf = x.field[static_cast<size_t>(f)], yf = y.field[static_cast<size_t>(f)];
+          if (xf == kAbsent || yf == kAbsent || (xf == yf && xf != kTop))
+            continue;
+          reported = true;
+          if (!should_report("tag-mismatch", call.range))
+            break;
+          const int64_t lane = a_lane(i, k);
+          Where where;
+          where.lane = lane;
+          where.range = call.range;
+          where.tensor = tensor_name(call.arg(0));
+          where.coord = {i, k};
+          blame(where, x);
+          where.more_origins = {origin_site(y.origin)};
+          const std::string field = field_names_[static_cast<size_t>(f)];
+          Violation &v = report("tag-mismatch", "mma-operands", where,
+                                "tag mismatch on field " + field + ": A operand " + tag_text(x) +
+                                    " vs B operand " + tag_text(y) + " at (row " +
+                                    std::to_string(i) + ", column " + std::to_string(j) + ", k " +
+                                    std::to_string(k) + ") of " + inst);
+          v.data["expected"] = {{field, yf == kTop ? nlohmann::json("mixed") : nlohmann::json(yf)}};
+          v.data["actual"] = {{field, xf == kTop ? nlohmann::json("mixed") : nlohmann::json(xf)}};
+          v.data["operands"] = {{"A", tag_json(x)}, {"B", tag_json(y)}};
+          v.data["mma_element"] = {{"row", i}, {"column", j}, {"k", k}};
+          v.data["b_thread"] = thread_json(b_lane(j, k));
+          break;
+        }
+      }
+  // The accumulator gets A's fields of its row and B's of its column.
+  row.assign(static_cast<size_t>(M), Tag{});
+  col.assign(static_cast<size_t>(N), Tag{});
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k)
+      row[static_cast<size_t>(i)] =
+          k == 0 ? at[static_cast<size_t>(i)]
+                 : join(row[static_cast<size_t>(i)], at[static_cast<size_t>(i + M * k)]);
+  for (int j = 0; j < N; ++j)
+    for (int k = 0; k < K; ++k)
+      col[static_cast<size_t>(j)] =
+          k == 0 ? bt[static_cast<size_t>(j)]
+                 : join(col[static_cast<size_t>(j)], bt[static_cast<size_t>(j + N * k)]);
 }
 
 Value Machine::matrix_multiply(BuiltinId id, const Expr &call, const Mask &m) {
@@ -122,82 +223,11 @@ Value Machine::matrix_multiply(BuiltinId id, const Expr &call, const Mask &m) {
     for (int i = 0; i < N * K; ++i)
       bt[static_cast<size_t>(i)] =
           tag_of(b, w0 + mb.thread[static_cast<size_t>(i)], mb.value[static_cast<size_t>(i)]);
-    // Operands agree on every field they share, for every (row, column, k) pair.
-    // For one k and field no pair disagrees exactly when A's column k or B's
-    // row k holds no value of it, or all values there are one value (not
-    // mixed): a linear test first, the pairs (for the first violation, in
-    // their order) only when it fails.
-    bool agree = true;
-    for (int k = 0; k < K && agree; ++k)
-      for (int f = 0; f < kMaxFields && agree; ++f) {
-        int64_t value = kAbsent;
-        bool mixed = false;
-        const auto take = [&](const Tag &t) {
-          const int64_t v = t.poison ? kAbsent : t.field[static_cast<size_t>(f)];
-          if (v == kAbsent)
-            return false;
-          mixed = mixed || v == kTop || (value != kAbsent && v != value);
-          value = v;
-          return true;
-        };
-        bool in_a = false, in_b = false;
-        for (int i = 0; i < M; ++i)
-          in_a = take(at[static_cast<size_t>(i + M * k)]) || in_a;
-        for (int j = 0; j < N; ++j)
-          in_b = take(bt[static_cast<size_t>(j + N * k)]) || in_b;
-        agree = !(in_a && in_b && mixed);
-      }
-    bool reported = agree;
-    for (int k = 0; k < K && !reported; ++k)
-      for (int i = 0; i < M && !reported; ++i)
-        for (int j = 0; j < N && !reported; ++j) {
-          const Tag &x = at[static_cast<size_t>(i + M * k)];
-          const Tag &y = bt[static_cast<size_t>(j + N * k)];
-          if (x.poison || y.poison)
-            continue;
-          for (int f = 0; f < kMaxFields; ++f) {
-            const int64_t xf = x.field[static_cast<size_t>(f)],
-                          yf = y.field[static_cast<size_t>(f)];
-            if (xf == kAbsent || yf == kAbsent || (xf == yf && xf != kTop))
-              continue;
-            reported = true;
-            if (!should_report("tag-mismatch", call.range))
-              break;
-            const int64_t lane = w0 + ma.thread[static_cast<size_t>(i + M * k)];
-            Where where;
-            where.lane = lane;
-            where.range = call.range;
-            where.tensor = tensor_name(call.arg(0));
-            where.coord = {i, k};
-            blame(where, x);
-            where.more_origins = {origin_site(y.origin)};
-            const std::string field = field_names_[static_cast<size_t>(f)];
-            Violation &v = report("tag-mismatch", "mma-operands", where,
-                                  "tag mismatch on field " + field + ": A operand " + tag_text(x) +
-                                      " vs B operand " + tag_text(y) + " at (row " +
-                                      std::to_string(i) + ", column " + std::to_string(j) + ", k " +
-                                      std::to_string(k) + ") of " + inst);
-            v.data["expected"] = {
-                {field, yf == kTop ? nlohmann::json("mixed") : nlohmann::json(yf)}};
-            v.data["actual"] = {{field, xf == kTop ? nlohmann::json("mixed") : nlohmann::json(xf)}};
-            v.data["operands"] = {{"A", tag_json(x)}, {"B", tag_json(y)}};
-            v.data["mma_element"] = {{"row", i}, {"column", j}, {"k", k}};
-            v.data["b_thread"] = thread_json(w0 + mb.thread[static_cast<size_t>(j + N * k)]);
-            break;
-          }
-        }
-    // The accumulator gets A's fields of its row and B's of its column.
-    std::vector<Tag> row(static_cast<size_t>(M)), col(static_cast<size_t>(N));
-    for (int i = 0; i < M; ++i)
-      for (int k = 0; k < K; ++k)
-        row[static_cast<size_t>(i)] =
-            k == 0 ? at[static_cast<size_t>(i)]
-                   : join(row[static_cast<size_t>(i)], at[static_cast<size_t>(i + M * k)]);
-    for (int j = 0; j < N; ++j)
-      for (int k = 0; k < K; ++k)
-        col[static_cast<size_t>(j)] =
-            k == 0 ? bt[static_cast<size_t>(j)]
-                   : join(col[static_cast<size_t>(j)], bt[static_cast<size_t>(j + N * k)]);
+    std::vector<Tag> row, col;
+    operand_contract(
+        inst, call, M, N, K, at, bt,
+        [&](int i, int k) { return w0 + ma.thread[static_cast<size_t>(i + M * k)]; },
+        [&](int j, int k) { return w0 + mb.thread[static_cast<size_t>(j + N * k)]; }, row, col);
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         const size_t idx = static_cast<size_t>(i + M * j);
@@ -368,6 +398,14 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
           }
           if (l.reader != lane)
             viol.data["other_thread"] = thread_json(l.reader);
+        }
+        if (l.wgmma_readers > 0 && should_report("race", call.range)) {
+          Where w = where_at(b, lane, idx, call.range);
+          w.origin = l.wgmma_site;
+          report("race", "wgmma-operand", w,
+                 "data race on " + b.name +
+                     ": async copy into it while a wgmma reading it is in flight (not yet "
+                     "retired by wgmma_wait_group)");
         }
         l.pending_lane = static_cast<int32_t>(lane);
         l.pending_site = site;

@@ -298,6 +298,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
     report_outside_buffer(b, lane, at, byte, "read of ");
     return false;
   }
+  if (!b.wgmma_inflight.empty()) [[unlikely]]
+    wgmma_local_access(b, lane, at, false);
   tag = Tag{};
   bool first_cell = true;
   bool poison = false;
@@ -406,7 +408,16 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
     // (every block runs); otherwise they are races like any other.
     const bool coverage_reports =
         sampled_blocks_.empty() && b.covered && b.space == MemorySpace::Global;
-    if (!async_landing && l.pending_lane >= 0 && l.pending_lane != lane) {
+    if (l.wgmma_readers > 0) {
+      if (should_report("race", at)) {
+        Where w = where();
+        w.origin = l.wgmma_site;
+        report("race", "wgmma-operand", w,
+               "data race on " + b.name +
+                   ": written while a wgmma reading it is in flight (not yet retired by "
+                   "wgmma_wait_group)");
+      }
+    } else if (!async_landing && l.pending_lane >= 0 && l.pending_lane != lane) {
       if (should_report("race", at)) {
         Where w = where();
         w.origin = l.pending_site;
@@ -453,6 +464,8 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
                            "updated atomically here");
     }
   }
+  if (!log && !b.wgmma_write_clock.empty()) [[unlikely]]
+    wgmma_local_access(b, lane, at, true);
   if (!b.declared.empty() && tag)
     check_store_contract(b, index, *tag, lane, at);
   const int32_t site = site_of(at);
@@ -468,6 +481,8 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
   if (log) {
     if (async_landing)
       log->pending_lane = -1;
+    if (b.space == MemorySpace::Shared)
+      log->write_clock = ++proxy_clock_;
     log->writer = static_cast<int32_t>(lane);
     log->writer_block = static_cast<int32_t>(block_linear_);
     log->write_epoch = epoch_;
@@ -560,6 +575,8 @@ Value Machine::read_local(const View &v, const Mask &m, const Range &at, Value o
       continue;
     const int64_t base = v.off(static_cast<size_t>(lane)) / eb;
     Cell *column = b.data.data() + lane;
+    if (!b.wgmma_inflight.empty()) [[unlikely]]
+      wgmma_local_access(b, lane, at, false);
     for (int64_t e = 0; e < n; ++e) {
       const int64_t idx = base + cells[static_cast<size_t>(e)];
       if (idx < 0 || idx >= b.cells) {
@@ -595,6 +612,8 @@ void Machine::write_view(const View &v, const Value &data, const Mask &m, const 
         continue;
       const int64_t base = v.off(static_cast<size_t>(lane)) / lb.cell_bytes;
       Cell *column = lb.data.data() + lane;
+      if (!lb.wgmma_write_clock.empty()) [[unlikely]]
+        wgmma_local_access(lb, lane, at, true);
       for (int64_t e = 0; e < n; ++e) {
         const int64_t idx = base + cells[static_cast<size_t>(e)];
         const int src = data.elems == n ? static_cast<int>(e) : 0;
@@ -641,10 +660,16 @@ void Machine::start_block() {
     std::fill(b.data.begin(), b.data.end(), Cell{});
     std::fill(b.log.begin(), b.log.end(), CellLog{});
     b.atomics.clear();
+    b.wgmma_inflight.clear();
+    b.wgmma_write_clock.clear();
   }
   block_cells_ = 0;
   open_group_.assign(static_cast<size_t>(lanes_), {});
   committed_.assign(static_cast<size_t>(lanes_), {});
+  wgmma_open_.assign(static_cast<size_t>(lanes_ / 128 + 1), {});
+  wgmma_committed_.assign(static_cast<size_t>(lanes_ / 128 + 1), {});
+  wgmma_fence_clock_.clear();
+  proxy_fence_clock_.clear();
   loads_.clear();
   warp_epoch_.assign(static_cast<size_t>((lanes_ + warp_size_ - 1) / warp_size_), 0);
   ++epoch_;

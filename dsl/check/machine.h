@@ -183,6 +183,9 @@ struct CellLog {
   int32_t writes = 0;        // in-kernel writes (coverage)
   int32_t pending_lane = -1; // an async copy to this cell is in flight
   int32_t pending_site = -1;
+  int32_t wgmma_readers = 0; // wgmma groups reading this cell, not yet waited for
+  int32_t wgmma_site = -1;
+  int64_t write_clock = -1; // Machine::proxy_clock_ at the last write (generic proxy)
   bool many_readers = false;
   // syncwarp(): the warp epochs (Machine::warp_epoch_) of the last write and
   // read, and whether readers of this interval were of several warps.
@@ -233,6 +236,24 @@ struct Buffer {
   bool covered = false;                   // assert_covered
   const ast::Expr *covered_at = nullptr;
   bool tagged_once = false;
+  // Local buffers a wgmma accumulates into (wgmma.cpp), per lane: groups in
+  // flight, and the clock of the last plain write (empty: never a wgmma's).
+  std::vector<int32_t> wgmma_inflight;
+  std::vector<int64_t> wgmma_write_clock;
+};
+
+// The wgmma of one warpgroup between two commits: the shared cells they read
+// and the accumulators they write, released by wgmma_wait_group.
+// Whether any of lanes first .. first + count - 1 (those that exist) is in `m`.
+inline bool any_in(const Mask &m, int64_t first, int64_t count) {
+  const auto end = std::min<int64_t>(first + count, static_cast<int64_t>(m.size()));
+  return first < end &&
+         std::any_of(m.begin() + first, m.begin() + end, [](uint8_t b) { return b != 0; });
+}
+
+struct WgmmaGroup {
+  std::vector<std::pair<int, int64_t>> cells;
+  std::vector<int> accs;
 };
 
 // A pending async copy: bytes that land in `cell` at the thread's wait.
@@ -549,6 +570,30 @@ public:
   // intrinsics.cpp
   Value intrinsic(BuiltinId id, const ast::Expr &call, const Mask &m);
   Value matrix_multiply(BuiltinId id, const ast::Expr &call, const Mask &m);
+  // wgmma.cpp
+  bool whole_warpgroups(const Mask &m, const ast::Expr &call, const std::string &what);
+  std::optional<std::string> wgmma_layout_error(const View &v, int64_t lane) const;
+  void wgmma(BuiltinId id, const ast::Expr &call, const Mask &m);
+  void wgmma_fence(const ast::Expr &call, const Mask &m);
+  void wgmma_commit(const ast::Expr &call, const Mask &m);
+  void wgmma_wait(const ast::Expr &call, const Mask &m);
+  void retire_wgmma_group(const WgmmaGroup &group, int64_t first_lane);
+  void wgmma_local_access(Buffer &b, int64_t lane, const Range &at, bool write);
+  // Per warpgroup: the open group and the committed ones (oldest first).
+  std::vector<WgmmaGroup> wgmma_open_;
+  std::vector<std::deque<WgmmaGroup>> wgmma_committed_;
+  std::vector<int64_t> wgmma_fence_clock_; // per lane: the clock of its last wgmma_fence
+  int64_t wgmma_clock_ = 0;
+  // fence_proxy_async: a clock advanced by every shared write and fence, and
+  // per lane the clock of its last fence.
+  void fence_proxy_async(const Mask &m);
+  int64_t proxy_clock_ = 0;
+  std::vector<int64_t> proxy_fence_clock_;
+  void operand_contract(const std::string &inst, const ast::Expr &call, int M, int N, int K,
+                        const std::vector<Tag> &at, const std::vector<Tag> &bt,
+                        const std::function<int64_t(int, int)> &a_lane,
+                        const std::function<int64_t(int, int)> &b_lane, std::vector<Tag> &row,
+                        std::vector<Tag> &col);
   Value ldmatrix(BuiltinId id, const ast::Expr &call, const Mask &m);
   void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
   // zero_fill: a predicated copy's lanes whose `valid` is false (no source; zeros land).
@@ -636,6 +681,8 @@ static_assert(sizeof(Tag) == 40, "a Tag is copied per element and thread: keep i
 
 // checker.cpp: the outermost statements of `kernel` (and of the @device
 // functions its executed statements call) not in `visited`.
+std::vector<const ast::Stmt *> enclosing_loops(const std::vector<ast::StmtPtr> &body,
+                                               const ast::Stmt *target);
 std::vector<const ast::Stmt *>
 unreached_statements(const sema::SemaResult &sema, const ast::Function &kernel,
                      const std::unordered_set<const ast::Stmt *> &visited);

@@ -120,6 +120,8 @@ namespace {
 std::string property_of(const Violation &v) {
   if (v.kind == "tag-mismatch")
     return v.check == "store" ? "stores" : v.check == "mma-operands" ? "operands" : "tags";
+  if (v.kind == "operand-layout")
+    return "operands";
   if (v.kind == "race")
     return "races";
   if (v.kind == "out-of-bounds")
@@ -151,9 +153,10 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
       ++errors[property_of(v)];
   }
   const Callees calls = calls_in(*file.sema, *kernel.function);
-  const bool has_mma = calls.any(is_matrix_multiply);
+  const bool has_wgmma = calls.has(BuiltinId::NvvmWgmmaBf16) || calls.has(BuiltinId::NvvmWgmmaF16);
+  const bool has_mma = calls.any(is_matrix_multiply) || has_wgmma;
   const bool has_async = calls.any(is_cp_async) || calls.has(BuiltinId::AsyncCommit) ||
-                         calls.has(BuiltinId::AsyncWait);
+                         calls.has(BuiltinId::AsyncWait) || has_wgmma;
 
   const std::string at = "at the " + std::to_string(report.instances.size()) + " size instance" +
                          (report.instances.size() == 1 ? "" : "s") +

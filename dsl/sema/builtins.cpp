@@ -498,6 +498,45 @@ Type ranged_constants(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   return Type::void_type();
 }
 
+// wgmma .m64nNk16: a (64, 16) and b (N, 16) shared tiles, acc N / 2 f32 per
+// thread, N a multiple of 8 from 8 to 256 (the layouts are the checker's).
+Type wgmma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  auto dims = [&](size_t i) -> std::vector<std::optional<int64_t>> {
+    std::vector<std::optional<int64_t>> out;
+    if (i < args.types.size() && args.types[i].tensor)
+      for (const Dim &d : args.types[i].tensor->shape)
+        out.push_back(d.value);
+    return out;
+  };
+  const Expr *acc = args.args.size() > 0 ? args.args[0] : nullptr;
+  const Expr *a = args.args.size() > 1 ? args.args[1] : nullptr;
+  const Expr *b = args.args.size() > 2 ? args.args[2] : nullptr;
+  const auto ad = dims(1), bd = dims(2);
+  if (a && !(ad.size() == 2 && ad[0] == 64 && ad[1] == 16))
+    analyzer.error(codes::kArgumentType, a->range,
+                   "wgmma's a must be a (64, 16) shared-memory tile (64 rows of 16 k), got " +
+                       args.types[1].str());
+  std::optional<int64_t> n;
+  if (bd.size() == 2 && bd[1] == 16 && bd[0] && *bd[0] >= 8 && *bd[0] <= 256 && *bd[0] % 8 == 0)
+    n = *bd[0];
+  else if (b)
+    analyzer.error(codes::kArgumentType, b->range,
+                   "wgmma's b must be an (N, 16) shared-memory tile (N rows of 16 k, N a multiple "
+                   "of 8 from 8 to 256), got " +
+                       args.types[2].str());
+  if (n && acc && args.types[0].tensor) {
+    const auto count = args.types[0].tensor->element_count();
+    if (count != *n / 2)
+      analyzer.error(codes::kArgumentType, acc->range,
+                     "wgmma m64n" + std::to_string(*n) + "k16 accumulates into " +
+                         std::to_string(*n / 2) + " f32 per thread; acc holds " +
+                         (count ? std::to_string(*count) : std::string("an unknown number of")) +
+                         " elements");
+  }
+  (void)call;
+  return Type::void_type();
+}
+
 TensorReq fragment(ScalarKind dtype, int64_t elements) {
   return TensorReq{MemorySpace::Local, dtype, elements, 0, false};
 }
@@ -848,6 +887,51 @@ std::vector<BuiltinSpec> make_table() {
          "With valid=False the source is not read and dst is filled with zeros (src-size 0).",
          void_result});
   }
+  for (ScalarKind input : {ScalarKind::BF16, ScalarKind::F16}) {
+    const bool bf16 = input == ScalarKind::BF16;
+    t.push_back({"nvvm",
+                 bf16 ? "wgmma_m64k16_bf16_f32" : "wgmma_m64k16_f16_f32",
+                 {{"acc", K::Tensor, false, fragment(ScalarKind::F32, 0)},
+                  {"a", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}},
+                  {"b", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}}},
+                 false,
+                 bf16 ? "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16: acc += a·bᵀ for the "
+                        "warpgroup (128 threads), a (64, 16) and b (N, 16) shared tiles in a "
+                        "32/64/128-byte swizzled K-major layout, N from b. Asynchronous: "
+                        "complete after wgmma_commit_group and wgmma_wait_group."
+                      : "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16: as the bf16 form.",
+                 wgmma_result});
+  }
+  t.push_back({"nvvm",
+               "wgmma_fence",
+               {},
+               false,
+               "wgmma.fence.sync.aligned: orders this thread's register accesses before the "
+               "wgmma that follow (needed after writing their accumulators).",
+               void_result});
+  t.push_back(
+      {"nvvm",
+       "fence_proxy_async",
+       {},
+       false,
+       "fence.proxy.async.shared::cta: this thread's earlier writes to shared memory (stores, "
+       "cp.async once waited for) become visible to the async proxy (wgmma, TMA); "
+       "needed before a wgmma reads them.",
+       void_result});
+  t.push_back({"nvvm",
+               "wgmma_commit_group",
+               {},
+               false,
+               "wgmma.commit_group.sync.aligned: the wgmma issued since the last commit form a "
+               "group.",
+               void_result});
+  t.push_back({"nvvm",
+               "wgmma_wait_group",
+               {{"n", K::IntConst}},
+               false,
+               "wgmma.wait_group.sync.aligned n: waits until at most n groups are in flight; "
+               "their accumulators may then be read and their operands overwritten.",
+               ranged_constants<0, 7>});
   // amdgpu (gfx942).
   t.push_back(
       {"amdgpu",

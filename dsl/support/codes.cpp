@@ -57,6 +57,7 @@ std::span<const CodeInfo> all_codes() {
       CodeInfo{kAsyncReadBeforeWait, "async data read before its wait"},
       CodeInfo{kNotCovered, "element not covered"},
       CodeInfo{kCoveredTwice, "element covered twice"},
+      CodeInfo{kOperandLayout, "matrix-instruction operand layout"},
       CodeInfo{kUnproven, "not proved"},
       CodeInfo{kBankConflict, "shared-memory bank conflict"},
       CodeInfo{kUncoalesced, "uncoalesced global access"},

@@ -263,6 +263,7 @@ TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
       {"E0906", "mma_ok.argus"},           // async_wait before the reads
       {"E0907", "tiled_ok.argus"},         // assert_covered holds
       {"E0908", "copy_vector_ok.argus"},   // assert_covered holds
+      {"E0909", "wgmma_ok.argus"},         // 128-byte swizzled K-major wgmma tiles
       {"W0901", "tiled_ok.argus"},         // the same assumption in translatable form
       {"W0902", "tiled_ok.argus"},         // padded rows
       {"W0903", "copy_vector_ok.argus"},   // coalesced copy

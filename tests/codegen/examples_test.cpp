@@ -78,10 +78,18 @@ TEST_P(Example, CompilesForSm90WithSaneResources) {
     EXPECT_EQ(r->spill_store_bytes, 0) << k.name;
     EXPECT_EQ(r->spill_load_bytes, 0) << k.name;
     EXPECT_EQ(r->stack_bytes, 0) << k.name << ": register arrays went to local memory";
-    EXPECT_EQ(r->shared_bytes, k.shared_bytes) << k.name;
     const sema::FunctionInfo *info = checked.sema->function_info(k.name);
     ASSERT_NE(info, nullptr);
-    EXPECT_EQ(r->shared_bytes, info->shared_bytes) << k.name;
+    if (k.dynamic_shared_bytes > 0) {
+      // Over 48 KiB: all of it dynamic (buffers aligned to their swizzle
+      // pattern may add padding), none static.
+      EXPECT_EQ(r->shared_bytes, 0) << k.name;
+      EXPECT_GE(k.dynamic_shared_bytes, info->shared_bytes) << k.name;
+      EXPECT_LE(k.dynamic_shared_bytes, 227 * 1024) << k.name;
+    } else {
+      EXPECT_EQ(r->shared_bytes, k.shared_bytes) << k.name;
+      EXPECT_EQ(r->shared_bytes, info->shared_bytes) << k.name;
+    }
   }
   // No warnings from nvcc about the generated code either.
   EXPECT_EQ(report.output.find("warning"), std::string::npos) << report.output;

@@ -245,7 +245,8 @@ TEST(Lower, VectorAccessesAreSingleSixteenByteInstructions) {
   // Global -> shared: one 16-byte load and one 16-byte store.
   EXPECT_CONTAINS(device, "*reinterpret_cast<uint4 *>(&s[argus_swizzle<3, 3, 3>(");
   EXPECT_CONTAINS(device, "= *reinterpret_cast<const uint4 *>(&A[");
-  EXPECT_CONTAINS(device, "__shared__ __align__(16) __nv_bfloat16 s[4096]; // Swizzle<3, 4, 3>");
+  // Aligned to the swizzle's 1024-byte pattern: hardware swizzles by address bits.
+  EXPECT_CONTAINS(device, "__shared__ __align__(1024) __nv_bfloat16 s[4096]; // Swizzle<3, 4, 3>");
   EXPECT_CONTAINS(device, "__nv_bfloat16 frag[16];");
   // Shared -> registers through one 16-byte load, registers -> global through one store.
   EXPECT_CONTAINS(device,
@@ -261,7 +262,7 @@ TEST(Lower, HipVectorTypesAndPrelude) {
   const LowerResult r = lower_text(kVectorSwizzle, GpuTarget::Gfx942);
   const std::string device = device_part(r.source);
   EXPECT_CONTAINS(device, "*reinterpret_cast<argus_u32x4 *>(&s[argus_swizzle<3, 3, 3>(");
-  EXPECT_CONTAINS(device, "__shared__ __attribute__((aligned(16))) argus_bf16 s[4096];");
+  EXPECT_CONTAINS(device, "__shared__ __attribute__((aligned(1024))) argus_bf16 s[4096];");
   EXPECT_CONTAINS(device, "int(__builtin_amdgcn_workitem_id_x())");
   EXPECT_CONTAINS(r.source, "struct argus_bf16");
   EXPECT_NOT_CONTAINS(r.source, "#include <cuda");

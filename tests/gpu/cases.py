@@ -62,6 +62,12 @@ CASES = [
     ("gemm_splitk", "gemm_splitk", gemm(192, 320, 256), "ok"),
     ("gemm_splitk", "gemm_splitk", gemm(64, 64, 128), "ok"),
     ("gemm_splitk", "gemm_splitk", gemm(64, 64, 96), "refuse"),
+    # gemm_wgmma_sm90: assume(M % 128 == 0, N % 128 == 0, K % 64 == 0, K > 0); 4 stages
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(4096, 4096, 4096), "ok"),
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(8192, 8192, 8192), "ok"),
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(256, 384, 64), "ok"),    # one k-tile
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 128, 320), "ok"),   # 5 k-tiles: wraps
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 128, 96), "refuse"),
     # gemm_splitk_mma_sm90: assume(M % 128 == 0, N % 128 == 0, K % (32 * 4) == 0); before=gemm_zero
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(1024, 1024, 16384), "ok"),
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(4096, 4096, 4096), "ok"),

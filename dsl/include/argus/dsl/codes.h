@@ -74,6 +74,7 @@ inline constexpr std::string_view kBarrierDivergence = "E0905";
 inline constexpr std::string_view kAsyncReadBeforeWait = "E0906";
 inline constexpr std::string_view kNotCovered = "E0907";
 inline constexpr std::string_view kCoveredTwice = "E0908";
+inline constexpr std::string_view kOperandLayout = "E0909";
 // W09xx: what the checker could not prove, and performance lints
 inline constexpr std::string_view kUnproven = "W0901";
 inline constexpr std::string_view kBankConflict = "W0902";

@@ -1,0 +1,337 @@
+// wgmma (sm90 warpgroup MMA) in the interpreter: the operand tiles read from
+// shared memory through a layout the hardware can describe (checked), the
+// tag contract of the m64nNk16 thread–value layouts, and the asynchronous
+// rules: an accumulator is not touched and an operand tile not overwritten
+// until `wgmma_wait_group` retires its group, and an accumulator written by
+// other instructions needs a `wgmma_fence` before the next wgmma.
+#include "call_args.h"
+#include "machine.h"
+
+#include <algorithm>
+
+namespace argus::check::detail {
+
+using ast::Expr;
+
+namespace {
+
+constexpr int64_t kWarpgroup = 128;
+
+// "wgmma_m64n128k16_bf16" for the layout table and messages.
+std::string wgmma_name(BuiltinId id, int n) {
+  return "wgmma_m64n" + std::to_string(n) + "k16_" +
+         (id == BuiltinId::NvvmWgmmaF16 ? "f16" : "bf16");
+}
+
+} // namespace
+
+// Whether every lane of each warpgroup `m` touches is in `m`; reports once
+// at `call` when not (a wgmma instruction is issued by all 128 threads).
+bool Machine::whole_warpgroups(const Mask &m, const Expr &call, const std::string &what) {
+  for (int64_t w0 = 0; w0 < lanes_; w0 += kWarpgroup) {
+    const int64_t end = std::min(lanes_, w0 + kWarpgroup);
+    const bool some = any_in(m, w0, end - w0);
+    bool all = end - w0 == kWarpgroup;
+    for (int64_t l = w0; l < end && all; ++l)
+      all = m[static_cast<size_t>(l)] != 0;
+    if (some && !all) {
+      if (should_report("barrier-divergence", call.range)) {
+        int64_t missing = w0;
+        while (missing < end && m[static_cast<size_t>(missing)])
+          ++missing;
+        Where w;
+        w.lane = missing < end ? missing : w0;
+        w.range = call.range;
+        report("barrier-divergence", "warpgroup", w,
+               what + " must be executed by all 128 threads of a warpgroup; " +
+                   (end - w0 < kWarpgroup ? "the block's last warpgroup has only " +
+                                                std::to_string(end - w0) + " threads"
+                                          : thread_text(w.lane) + " does not execute it"));
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+// The layout of a wgmma operand tile (rows x 16 k of a 16-bit type): the
+// canonical K-major forms with a 32, 64 or 128-byte swizzle, which a matrix
+// descriptor can describe (start address, 8-row stride, swizzle mode). Row r,
+// element k must lie at base + r * row_bytes + 2 k before the swizzle, with
+// row_bytes the swizzle's span and base on an 8-row boundary.
+std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t lane) const {
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  if (b.space != MemorySpace::Shared)
+    return "it is not in shared memory";
+  if (!b.swizzle || b.swizzle->base != 4 || b.swizzle->shift != 3 || b.swizzle->bits < 1 ||
+      b.swizzle->bits > 3)
+    return "its buffer " + b.name +
+           " has no 32, 64 or 128-byte swizzle (Swizzle(1, 4, 3), Swizzle(2, 4, 3) or "
+           "Swizzle(3, 4, 3) on a layout whose rows are 32, 64 or 128 bytes): the matrix "
+           "descriptor has no other K-major form for it";
+  const int64_t row_bytes = int64_t{16} << b.swizzle->bits;
+  if (v.shape.size() != 2 || v.shape[1] != 16)
+    return "it is not a (rows, 16) tile";
+  const int64_t base = element_byte_offset(v, lane, 0);
+  if ((base / row_bytes) % 8 != 0)
+    return "its first row is not on an 8-row boundary of the " + std::to_string(row_bytes) +
+           "-byte swizzle pattern (byte offset " + std::to_string(base) + ")";
+  if (base % row_bytes + 32 > row_bytes)
+    return "its 16 k of a row cross the " + std::to_string(row_bytes) + "-byte row";
+  for (int64_t r = 0; r < v.shape[0]; ++r)
+    for (int64_t k = 0; k < 16; ++k) {
+      const int64_t at = element_byte_offset(v, lane, r * 16 + k);
+      if (at != base + r * row_bytes + 2 * k)
+        return "element (" + std::to_string(r) + ", " + std::to_string(k) + ") is at byte " +
+               std::to_string(at) + ", not " + std::to_string(base + r * row_bytes + 2 * k) +
+               ": rows must be " + std::to_string(row_bytes) +
+               " bytes apart (the swizzle's span) with k contiguous";
+    }
+  return std::nullopt;
+}
+
+void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
+  const Expr *acc_arg = arg_of(call, 0, "acc");
+  const Expr *a_arg = arg_of(call, 1, "a");
+  const Expr *b_arg = arg_of(call, 2, "b");
+  if (!acc_arg || !a_arg || !b_arg || !whole_warpgroups(m, call, builtin_name(id)))
+    return;
+  Value acc_place = narrow(eval(*acc_arg, m), m);
+  Value a_place = narrow(eval(*a_arg, m), m);
+  Value b_place = narrow(eval(*b_arg, m), m);
+  if (acc_place.kind != ValueKind::View || a_place.kind != ValueKind::View ||
+      b_place.kind != ValueKind::View) {
+    not_interpreted(call.range, "wgmma needs its accumulator and both tiles as views the checker "
+                                "knows (not a choice that differs between threads)");
+    return;
+  }
+  const View &acc = *acc_place.view;
+  const View &a = *a_place.view;
+  const View &b = *b_place.view;
+  const int N = b.shape.size() == 2 ? static_cast<int>(b.shape[0]) : 0;
+  Buffer &acc_buffer = buffers_[static_cast<size_t>(acc.buffer)];
+  if (N < 8 || acc.elements() != N / 2 || acc_buffer.space != MemorySpace::Local ||
+      !local_fast_path(acc)) {
+    not_interpreted(call.range, "wgmma's accumulator is not a local f32 tensor of N / 2 values");
+    return;
+  }
+  const std::string inst = wgmma_name(id, N);
+  current_site_ = site_of(call.range);
+  const int32_t site = current_site_;
+  if (acc_buffer.wgmma_write_clock.empty())
+    acc_buffer.wgmma_write_clock.assign(static_cast<size_t>(lanes_), 0);
+  if (acc_buffer.wgmma_inflight.empty())
+    acc_buffer.wgmma_inflight.assign(static_cast<size_t>(lanes_), 0);
+  if (wgmma_fence_clock_.empty())
+    wgmma_fence_clock_.assign(static_cast<size_t>(lanes_), -1);
+  const int M = 64, K = 16;
+  for (int64_t w0 = 0; w0 + kWarpgroup <= lanes_; w0 += kWarpgroup) {
+    if (!any_in(m, w0, kWarpgroup))
+      continue;
+    // One tile for the warpgroup: every thread names the same one.
+    for (const View *tile : {&a, &b})
+      for (int64_t l = w0 + 1; l < w0 + kWarpgroup; ++l)
+        if (tile->is_bad(static_cast<size_t>(l)) ||
+            tile->off(static_cast<size_t>(l)) != tile->off(static_cast<size_t>(w0))) {
+          not_interpreted(call.range, "the threads of a warpgroup name different " +
+                                          std::string(tile == &a ? "a" : "b") +
+                                          " tiles; wgmma reads one tile per warpgroup");
+          return;
+        }
+    bool bad_layout = false;
+    for (const auto &[tile, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}})
+      if (auto why = bad_layout ? std::nullopt : wgmma_layout_error(*tile, w0)) {
+        bad_layout = true;
+        if (should_report("operand-layout", call.range)) {
+          Where w;
+          w.lane = w0;
+          w.range = (tile == &a ? a_arg : b_arg)->range;
+          report("operand-layout", "wgmma", w,
+                 std::string("wgmma operand ") + name +
+                     " has no matrix-descriptor layout: " + *why);
+        }
+        // What the tensor cores would compute is unknown: poison, not a tag.
+        const auto cells = element_cells(acc);
+        for (int64_t l = w0; l < w0 + kWarpgroup; ++l)
+          for (int64_t e : cells) {
+            const int64_t base = acc.off(static_cast<size_t>(l)) / acc_buffer.cell_bytes;
+            Cell &cl = cell(acc_buffer, l, base + e);
+            cl.tag.poison = true;
+            cl.initialized = true;
+          }
+      }
+    if (bad_layout)
+      continue;
+    // Ordering of the accumulator's registers: written by other
+    // instructions since this thread's last wgmma_fence is undefined.
+    for (int64_t l = w0; l < w0 + kWarpgroup; ++l) {
+      const auto lane = static_cast<size_t>(l);
+      if (acc_buffer.wgmma_write_clock[lane] > wgmma_fence_clock_[lane] ||
+          wgmma_fence_clock_[lane] < 0) {
+        if (should_report("async-read-before-wait", call.range)) {
+          Where w;
+          w.lane = l;
+          w.range = call.range;
+          report("async-read-before-wait", "wgmma-fence", w,
+                 "wgmma on " + acc_buffer.name +
+                     (wgmma_fence_clock_[lane] < 0
+                          ? " with no wgmma_fence before it"
+                          : " after other instructions wrote it, with no wgmma_fence between") +
+                     ": the warpgroup may read the registers before those writes");
+        }
+        break;
+      }
+    }
+    // The tiles' elements: tags read (logged as reads of this interval) and
+    // kept in flight until the group's wgmma_wait_group.
+    std::vector<Tag> at(static_cast<size_t>(M * K)), bt(static_cast<size_t>(N * K));
+    auto read_tile = [&](const View &tile, int rows, std::vector<Tag> &tags) {
+      for (int r = 0; r < rows; ++r)
+        for (int k = 0; k < K; ++k) {
+          Tag t;
+          int64_t value = 0, cell_index = -1;
+          if (!read_element(tile, w0, r * K + k, call.range, t, value, &cell_index))
+            continue;
+          tags[static_cast<size_t>(r + rows * k)] = t;
+          if (cell_index >= 0) {
+            Buffer &buffer = buffers_[static_cast<size_t>(tile.buffer)];
+            CellLog &log = buffer.log[static_cast<size_t>(cell_index)];
+            // Written through the generic proxy (a store, a cp.async) and
+            // read by the async proxy: the writer must fence in between.
+            const int64_t fenced =
+                log.writer >= 0 && static_cast<size_t>(log.writer) < proxy_fence_clock_.size()
+                    ? proxy_fence_clock_[static_cast<size_t>(log.writer)]
+                    : -1;
+            if (log.writer >= 0 && log.write_clock > fenced && should_report("race", call.range)) {
+              Where w = where_at(buffer, w0, cell_index, call.range);
+              w.origin = cell(buffer, w0, cell_index).write_site;
+              report("race", "proxy-fence", w,
+                     "wgmma reads " + buffer.name + " written by " + thread_text(log.writer) +
+                         " (a store or cp.async: the generic proxy) with no fence_proxy_async "
+                         "by that thread between the write and this read (the async proxy)");
+            }
+            log.wgmma_readers += 1;
+            log.wgmma_site = site;
+            wgmma_open_[static_cast<size_t>(w0 / kWarpgroup)].cells.emplace_back(tile.buffer,
+                                                                                 cell_index);
+          }
+        }
+    };
+    if (wgmma_open_.size() < static_cast<size_t>(lanes_ / kWarpgroup + 1)) {
+      wgmma_open_.resize(static_cast<size_t>(lanes_ / kWarpgroup + 1));
+      wgmma_committed_.resize(static_cast<size_t>(lanes_ / kWarpgroup + 1));
+    }
+    read_tile(a, M, at);
+    read_tile(b, N, bt);
+    std::vector<Tag> row, col;
+    operand_contract(
+        inst, call, M, N, K, at, bt, [&](int i, int) { return w0 + 32 * (i / 16) + 4 * (i % 8); },
+        [&](int, int) { return w0; }, row, col);
+    // D (64 x N): lane t of the warpgroup, value i: row 16 w + g + 8 ((i >> 1) & 1),
+    // column 8 (i >> 2) + 2 tq + (i & 1) (tv_layouts.cpp).
+    const auto cells = element_cells(acc);
+    for (int64_t t = 0; t < kWarpgroup; ++t) {
+      const int64_t lane = w0 + t;
+      const int64_t warp = t / 32, g = (t % 32) / 4, tq = t % 4;
+      const int64_t base = acc.off(static_cast<size_t>(lane)) / acc_buffer.cell_bytes;
+      for (int i = 0; i < N / 2; ++i) {
+        const int64_t r = 16 * warp + g + 8 * ((i >> 1) & 1);
+        const int64_t c = 8 * (i >> 2) + 2 * tq + (i & 1);
+        Cell &cl = cell(acc_buffer, lane, base + cells[static_cast<size_t>(i)]);
+        Tag tag = join(cl.tag, join(row[static_cast<size_t>(r)], col[static_cast<size_t>(c)]));
+        tag.origin = site;
+        cl.tag = tag;
+        cl.initialized = true;
+        cl.write_site = site;
+        cl.version += 1;
+      }
+      acc_buffer.wgmma_inflight[static_cast<size_t>(lane)] += 1;
+    }
+    wgmma_open_[static_cast<size_t>(w0 / kWarpgroup)].accs.push_back(acc.buffer);
+  }
+}
+
+void Machine::fence_proxy_async(const Mask &m) {
+  if (proxy_fence_clock_.empty())
+    proxy_fence_clock_.assign(static_cast<size_t>(lanes_), -1);
+  ++proxy_clock_;
+  for (int64_t l = 0; l < lanes_; ++l)
+    if (m[static_cast<size_t>(l)])
+      proxy_fence_clock_[static_cast<size_t>(l)] = proxy_clock_;
+}
+
+void Machine::wgmma_fence(const Expr &call, const Mask &m) {
+  if (!whole_warpgroups(m, call, "wgmma_fence"))
+    return;
+  if (wgmma_fence_clock_.empty())
+    wgmma_fence_clock_.assign(static_cast<size_t>(lanes_), -1);
+  ++wgmma_clock_;
+  for (int64_t l = 0; l < lanes_; ++l)
+    if (m[static_cast<size_t>(l)])
+      wgmma_fence_clock_[static_cast<size_t>(l)] = wgmma_clock_;
+}
+
+void Machine::wgmma_commit(const Expr &call, const Mask &m) {
+  if (!whole_warpgroups(m, call, "wgmma_commit_group"))
+    return;
+  for (size_t g = 0; g < wgmma_open_.size(); ++g)
+    if (any_in(m, static_cast<int64_t>(g) * kWarpgroup, kWarpgroup)) {
+      wgmma_committed_[g].push_back(std::move(wgmma_open_[g]));
+      wgmma_open_[g] = WgmmaGroup{};
+    }
+}
+
+void Machine::wgmma_wait(const Expr &call, const Mask &m) {
+  if (!whole_warpgroups(m, call, "wgmma_wait_group"))
+    return;
+  const Expr *n_arg = arg_of(call, 0, "n");
+  const auto n = n_arg ? sema_.constant_of(*n_arg) : std::nullopt;
+  if (!n) {
+    not_interpreted(call.range, "wgmma_wait_group needs a constant group count");
+    return;
+  }
+  for (size_t g = 0; g < wgmma_committed_.size(); ++g) {
+    if (!any_in(m, static_cast<int64_t>(g) * kWarpgroup, kWarpgroup))
+      continue;
+    auto &groups = wgmma_committed_[g];
+    while (static_cast<int64_t>(groups.size()) > *n) {
+      retire_wgmma_group(groups.front(), static_cast<int64_t>(g) * kWarpgroup);
+      groups.pop_front();
+    }
+  }
+}
+
+void Machine::retire_wgmma_group(const WgmmaGroup &group, int64_t w0) {
+  for (const auto &[buffer, index] : group.cells) {
+    CellLog &log = buffers_[static_cast<size_t>(buffer)].log[static_cast<size_t>(index)];
+    if (log.wgmma_readers > 0)
+      log.wgmma_readers -= 1;
+  }
+  for (int buffer : group.accs) {
+    Buffer &b = buffers_[static_cast<size_t>(buffer)];
+    for (int64_t l = w0; l < w0 + kWarpgroup && l < lanes_; ++l)
+      if (b.wgmma_inflight[static_cast<size_t>(l)] > 0)
+        b.wgmma_inflight[static_cast<size_t>(l)] -= 1;
+  }
+}
+
+// A plain access of a local buffer that a wgmma of this thread's warpgroup
+// is still accumulating into (not retired by wgmma_wait_group), or a plain
+// write to one that a later wgmma will use (it then needs a wgmma_fence).
+void Machine::wgmma_local_access(Buffer &b, int64_t lane, const Range &at, bool write) {
+  if (write && !b.wgmma_write_clock.empty())
+    b.wgmma_write_clock[static_cast<size_t>(lane)] = ++wgmma_clock_;
+  if (b.wgmma_inflight.empty() || !b.wgmma_inflight[static_cast<size_t>(lane)])
+    return;
+  if (!should_report("async-read-before-wait", at))
+    return;
+  Where w;
+  w.lane = lane;
+  w.range = at;
+  report("async-read-before-wait", "wgmma", w,
+         std::string(write ? "write to " : "read of ") + b.name +
+             " while a wgmma accumulating into it is in flight (wgmma_commit_group, then "
+             "wgmma_wait_group, retire it first)");
+}
+
+} // namespace argus::check::detail
