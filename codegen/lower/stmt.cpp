@@ -2,6 +2,7 @@
 #include "lower_internal.h"
 
 #include <functional>
+#include <map>
 
 namespace argus::codegen::detail {
 
@@ -1148,8 +1149,13 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("             : \"memory\");");
     return;
   }
-  if (cuda && (id == BuiltinId::NvvmWgmmaBf16 || id == BuiltinId::NvvmWgmmaF16)) {
-    wgmma(call, id == BuiltinId::NvvmWgmmaBf16 ? "bf16" : "f16");
+  if (cuda && (id == BuiltinId::NvvmWgmmaBf16 || id == BuiltinId::NvvmWgmmaF16 ||
+               id == BuiltinId::NvvmWgmmaE4m3 || id == BuiltinId::NvvmWgmmaE5m2)) {
+    static const std::map<BuiltinId, std::string> kTypes = {{BuiltinId::NvvmWgmmaBf16, "bf16"},
+                                                            {BuiltinId::NvvmWgmmaF16, "f16"},
+                                                            {BuiltinId::NvvmWgmmaE4m3, "e4m3"},
+                                                            {BuiltinId::NvvmWgmmaE5m2, "e5m2"}};
+    wgmma(call, kTypes.at(id));
     return;
   }
   if (cuda && id == BuiltinId::NvvmFenceProxyAsync) {
@@ -1248,11 +1254,13 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
   ++indent_;
   line("const uint64_t argus_da = " + *da + ";");
   line("const uint64_t argus_db = " + *db + ";");
-  // scale-d is a predicate (1: d = a·b + d); scale-a, scale-b 1; K-major (no transpose).
+  // scale-d is a predicate (1: d = a·b + d); scale-a, scale-b 1; the 16-bit
+  // forms also take the transposes (0: K-major); the fp8 forms are K-major only.
+  const bool fp8 = type == "e4m3" || type == "e5m2";
   line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) +
-       ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + type + "." +
-       type + " {" + list + "}, %" + std::to_string(regs) + ", %" + std::to_string(regs + 1) +
-       ", p, 1, 1, 0, 0;\\n}\\n\"");
+       ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + (fp8 ? "k32" : "k16") +
+       ".f32." + type + "." + type + " {" + list + "}, %" + std::to_string(regs) + ", %" +
+       std::to_string(regs + 1) + (fp8 ? ", p, 1, 1" : ", p, 1, 1, 0, 0") + ";\\n}\\n\"");
   std::string outs = "    : ";
   for (int64_t i = 0; i < regs; ++i) {
     outs += "\"+f\"(" + refs[static_cast<size_t>(i)] + ")" + (i + 1 < regs ? ", " : "");

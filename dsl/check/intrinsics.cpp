@@ -61,6 +61,8 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   switch (id) {
   case BuiltinId::NvvmWgmmaBf16:
   case BuiltinId::NvvmWgmmaF16:
+  case BuiltinId::NvvmWgmmaE4m3:
+  case BuiltinId::NvvmWgmmaE5m2:
     wgmma(id, call, m);
     return Value{};
   case BuiltinId::NvvmWgmmaFence:

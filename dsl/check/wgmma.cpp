@@ -19,8 +19,16 @@ constexpr int64_t kWarpgroup = 128;
 
 // "wgmma_m64n128k16_bf16" for the layout table and messages.
 std::string wgmma_name(BuiltinId id, int n) {
-  return "wgmma_m64n" + std::to_string(n) + "k16_" +
-         (id == BuiltinId::NvvmWgmmaF16 ? "f16" : "bf16");
+  switch (id) {
+  case BuiltinId::NvvmWgmmaF16:
+    return "wgmma_m64n" + std::to_string(n) + "k16_f16";
+  case BuiltinId::NvvmWgmmaE4m3:
+    return "wgmma_m64n" + std::to_string(n) + "k32_e4m3";
+  case BuiltinId::NvvmWgmmaE5m2:
+    return "wgmma_m64n" + std::to_string(n) + "k32_e5m2";
+  default:
+    return "wgmma_m64n" + std::to_string(n) + "k16_bf16";
+  }
 }
 
 } // namespace
@@ -57,8 +65,9 @@ bool Machine::whole_warpgroups(const Mask &m, const Expr &call, const std::strin
 // The layout of a wgmma operand tile (rows x 16 k of a 16-bit type): the
 // canonical K-major forms with a 32, 64 or 128-byte swizzle, which a matrix
 // descriptor can describe (start address, 8-row stride, swizzle mode). Row r,
-// element k must lie at base + r * row_bytes + 2 k before the swizzle, with
-// row_bytes the swizzle's span and base on an 8-row boundary.
+// element k must lie at base + r * row_bytes + k * element bytes before the
+// swizzle, with row_bytes the swizzle's span and base on an 8-row boundary; a
+// row of the tile is 32 bytes (16 bf16/f16 or 32 fp8).
 std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t lane) const {
   const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
   if (b.space != MemorySpace::Shared)
@@ -70,22 +79,25 @@ std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t la
            "Swizzle(3, 4, 3) on a layout whose rows are 32, 64 or 128 bytes): the matrix "
            "descriptor has no other K-major form for it";
   const int64_t row_bytes = int64_t{16} << b.swizzle->bits;
-  if (v.shape.size() != 2 || v.shape[1] != 16)
-    return "it is not a (rows, 16) tile";
+  const int64_t eb = dtype_bytes(v.dtype);
+  const int64_t k_count = 32 / eb;
+  if (v.shape.size() != 2 || v.shape[1] != k_count)
+    return "it is not a (rows, " + std::to_string(k_count) + ") tile";
   const int64_t base = element_byte_offset(v, lane, 0);
   if ((base / row_bytes) % 8 != 0)
     return "its first row is not on an 8-row boundary of the " + std::to_string(row_bytes) +
            "-byte swizzle pattern (byte offset " + std::to_string(base) + ")";
   if (base % row_bytes + 32 > row_bytes)
-    return "its 16 k of a row cross the " + std::to_string(row_bytes) + "-byte row";
+    return "its " + std::to_string(k_count) + " k of a row cross the " + std::to_string(row_bytes) +
+           "-byte row";
   for (int64_t r = 0; r < v.shape[0]; ++r)
-    for (int64_t k = 0; k < 16; ++k) {
-      const int64_t at = element_byte_offset(v, lane, r * 16 + k);
-      if (at != base + r * row_bytes + 2 * k)
+    for (int64_t k = 0; k < k_count; ++k) {
+      const int64_t at = element_byte_offset(v, lane, r * k_count + k);
+      const int64_t want = base + r * row_bytes + k * eb;
+      if (at != want)
         return "element (" + std::to_string(r) + ", " + std::to_string(k) + ") is at byte " +
-               std::to_string(at) + ", not " + std::to_string(base + r * row_bytes + 2 * k) +
-               ": rows must be " + std::to_string(row_bytes) +
-               " bytes apart (the swizzle's span) with k contiguous";
+               std::to_string(at) + ", not " + std::to_string(want) + ": rows must be " +
+               std::to_string(row_bytes) + " bytes apart (the swizzle's span) with k contiguous";
     }
   return std::nullopt;
 }
@@ -124,7 +136,8 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
     acc_buffer.wgmma_inflight.assign(static_cast<size_t>(lanes_), 0);
   if (wgmma_fence_clock_.empty())
     wgmma_fence_clock_.assign(static_cast<size_t>(lanes_), -1);
-  const int M = 64, K = 16;
+  const int M = 64;
+  const int K = id == BuiltinId::NvvmWgmmaE4m3 || id == BuiltinId::NvvmWgmmaE5m2 ? 32 : 16;
   for (int64_t w0 = 0; w0 + kWarpgroup <= lanes_; w0 += kWarpgroup) {
     if (!any_in(m, w0, kWarpgroup))
       continue;

@@ -512,18 +512,22 @@ Type wgmma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   const Expr *a = args.args.size() > 1 ? args.args[1] : nullptr;
   const Expr *b = args.args.size() > 2 ? args.args[2] : nullptr;
   const auto ad = dims(1), bd = dims(2);
-  if (a && !(ad.size() == 2 && ad[0] == 64 && ad[1] == 16))
+  // k16 for 16-bit types, k32 for fp8: 32 bytes of k per row either way.
+  const bool fp8 =
+      args.types.size() > 1 && args.types[1].tensor && bit_width(args.types[1].tensor->dtype) == 8;
+  const int64_t k = fp8 ? 32 : 16;
+  const std::string ks = std::to_string(k);
+  if (a && !(ad.size() == 2 && ad[0] == 64 && ad[1] == k))
     analyzer.error(codes::kArgumentType, a->range,
-                   "wgmma's a must be a (64, 16) shared-memory tile (64 rows of 16 k), got " +
-                       args.types[1].str());
+                   "wgmma's a must be a (64, " + ks + ") shared-memory tile (64 rows of " + ks +
+                       " k), got " + args.types[1].str());
   std::optional<int64_t> n;
-  if (bd.size() == 2 && bd[1] == 16 && bd[0] && *bd[0] >= 8 && *bd[0] <= 256 && *bd[0] % 8 == 0)
+  if (bd.size() == 2 && bd[1] == k && bd[0] && *bd[0] >= 8 && *bd[0] <= 256 && *bd[0] % 8 == 0)
     n = *bd[0];
   else if (b)
     analyzer.error(codes::kArgumentType, b->range,
-                   "wgmma's b must be an (N, 16) shared-memory tile (N rows of 16 k, N a multiple "
-                   "of 8 from 8 to 256), got " +
-                       args.types[2].str());
+                   "wgmma's b must be an (N, " + ks + ") shared-memory tile (N rows of " + ks +
+                       " k, N a multiple of 8 from 8 to 256), got " + args.types[2].str());
   if (n && acc && args.types[0].tensor) {
     const auto count = args.types[0].tensor->element_count();
     if (count != *n / 2)
@@ -900,6 +904,21 @@ std::vector<BuiltinSpec> make_table() {
                         "32/64/128-byte swizzled K-major layout, N from b. Asynchronous: "
                         "complete after wgmma_commit_group and wgmma_wait_group."
                       : "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16: as the bf16 form.",
+                 wgmma_result});
+  }
+  for (ScalarKind input : {ScalarKind::FP8E4M3, ScalarKind::FP8E5M2}) {
+    const bool e4m3 = input == ScalarKind::FP8E4M3;
+    t.push_back({"nvvm",
+                 e4m3 ? "wgmma_m64k32_e4m3_f32" : "wgmma_m64k32_e5m2_f32",
+                 {{"acc", K::Tensor, false, fragment(ScalarKind::F32, 0)},
+                  {"a", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}},
+                  {"b", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}}},
+                 false,
+                 e4m3 ? "wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3: acc += a·bᵀ for the "
+                        "warpgroup, a (64, 32) and b (N, 32) fp8e4m3 shared tiles (OCP fp8), "
+                        "laid out as the 16-bit forms' (32 bytes of k per row)."
+                      : "wgmma.mma_async.sync.aligned.m64nNk32.f32.e5m2.e5m2: as the e4m3 form "
+                        "with fp8e5m2 tiles.",
                  wgmma_result});
   }
   t.push_back({"nvvm",

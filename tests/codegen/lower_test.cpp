@@ -292,6 +292,39 @@ TEST(Lower, NvvmIntrinsicsAsInlinePtx) {
   EXPECT_NOT_CONTAINS(device, "assert_tag");
 }
 
+// wgmma: descriptors from the verified tiles (128-byte swizzle: 1024-byte
+// group stride, mode 1), the accumulators as "+f" operands, the fences and
+// groups, and the buffers aligned to the swizzle pattern.
+TEST(Lower, WgmmaWithDescriptorsFromTheTiles) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_wgmma_sm90.argus";
+  const CheckedFile checked = test::check_file(path);
+  const LowerResult r = lower(checked, GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, ");
+  EXPECT_CONTAINS(device, "%63}, %64, %65, p, 1, 1, 0, 0;");
+  EXPECT_CONTAINS(device, "\"+f\"(acc[63])");
+  EXPECT_CONTAINS(device,
+                  "argus_wgmma_desc(argus_smem_addr(reinterpret_cast<unsigned char *>(a_smem) + ");
+  EXPECT_CONTAINS(device, "), 1024, 1);");
+  EXPECT_CONTAINS(device, "wgmma.fence.sync.aligned;");
+  EXPECT_CONTAINS(device, "wgmma.commit_group.sync.aligned;");
+  EXPECT_CONTAINS(device, "wgmma.wait_group.sync.aligned 1;");
+  EXPECT_CONTAINS(device, "wgmma.wait_group.sync.aligned 0;");
+  EXPECT_CONTAINS(device, "fence.proxy.async.shared::cta;");
+  EXPECT_CONTAINS(device, "extern __shared__ __align__(1024) unsigned char argus_dynamic_smem[];");
+  EXPECT_CONTAINS(r.source, "argus_wgmma_desc(uint32_t address, uint32_t stride_bytes");
+
+  // fp8: the k32 form, which takes no transpose immediates.
+  const CheckedFile fp8 =
+      test::check_file(std::string(ARGUS_SOURCE_DIR) + "/tests/checker/corpus/wgmma_fp8_ok.argus");
+  const LowerResult r8 = lower(fp8, GpuTarget::Sm90);
+  ASSERT_TRUE(r8.ok);
+  EXPECT_CONTAINS(device_part(r8.source),
+                  "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, ");
+  EXPECT_CONTAINS(device_part(r8.source), "%64, %65, p, 1, 1;");
+}
+
 // A predicated cp.async: src-size 0 when invalid, with the tensor's base as
 // the address (the row past the end is never formed into a read).
 TEST(Lower, PredicatedCopyZeroFillsThroughSourceSize) {
