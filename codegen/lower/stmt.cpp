@@ -1242,25 +1242,47 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
     return "argus_wgmma_desc(" + address + ", " + std::to_string(stride_bytes) + ", " +
            std::to_string(mode) + ")";
   };
-  const auto da = descriptor(*a, a_arg->range);
+  // A from registers: four b32 registers of two 16-bit values each (the
+  // m64nNk16 A fragment), instead of a descriptor.
+  const bool a_registers = buffers_[static_cast<size_t>(a->buffer)].space == MemorySpace::Local;
+  const auto da = a_registers ? std::optional<std::string>("") : descriptor(*a, a_arg->range);
   const auto db = descriptor(*b, b_arg->range);
   if (!da || !db)
     return;
+  const auto a_refs = a_registers ? element_refs(*a) : std::vector<std::string>{};
+  if (a_registers && a_refs.size() != 8) {
+    error(a_arg->range, "wgmma: a in registers must be 8 values per thread");
+    return;
+  }
   const int64_t regs = n / 2;
   std::string list;
   for (int64_t i = 0; i < regs; ++i)
     list += (i ? ", %" : "%") + std::to_string(i);
+  // Operand numbers after the accumulators: a (one descriptor or four
+  // registers), b's descriptor, the scale-d flag.
+  const int64_t a_count = a_registers ? 4 : 1;
+  std::string a_operand = a_registers ? "{" : "";
+  for (int64_t i = 0; i < a_count; ++i)
+    a_operand += (i ? ", %" : "%") + std::to_string(regs + i);
+  if (a_registers)
+    a_operand += "}";
+  const int64_t b_index = regs + a_count, flag_index = b_index + 1;
   line("{");
   ++indent_;
-  line("const uint64_t argus_da = " + *da + ";");
+  if (!a_registers)
+    line("const uint64_t argus_da = " + *da + ";");
   line("const uint64_t argus_db = " + *db + ";");
   // scale-d is a predicate (1: d = a·b + d); scale-a, scale-b 1; the 16-bit
-  // forms also take the transposes (0: K-major); the fp8 forms are K-major only.
+  // forms also take the transposes (0: K-major; with a in registers only
+  // b's); the fp8 forms are K-major only.
   const bool fp8 = type == "e4m3" || type == "e5m2";
-  line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(regs + 2) +
+  const std::string immediates = fp8           ? ", p, 1, 1"
+                                 : a_registers ? ", p, 1, 1, 0"
+                                               : ", p, 1, 1, 0, 0";
+  line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(flag_index) +
        ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + (fp8 ? "k32" : "k16") +
-       ".f32." + type + "." + type + " {" + list + "}, %" + std::to_string(regs) + ", %" +
-       std::to_string(regs + 1) + (fp8 ? ", p, 1, 1" : ", p, 1, 1, 0, 0") + ";\\n}\\n\"");
+       ".f32." + type + "." + type + " {" + list + "}, " + a_operand + ", %" +
+       std::to_string(b_index) + immediates + ";\\n}\\n\"");
   std::string outs = "    : ";
   for (int64_t i = 0; i < regs; ++i) {
     outs += "\"+f\"(" + refs[static_cast<size_t>(i)] + ")" + (i + 1 < regs ? ", " : "");
@@ -1270,7 +1292,14 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
     }
   }
   line(outs);
-  line("    : \"l\"(argus_da), \"l\"(argus_db), \"r\"(1)");
+  std::string ins = "    : ";
+  if (a_registers)
+    for (int i = 0; i < 4; ++i)
+      ins += "\"r\"(argus_pack2(" + a_refs[static_cast<size_t>(2 * i)] + ", " +
+             a_refs[static_cast<size_t>(2 * i + 1)] + ")), ";
+  else
+    ins += "\"l\"(argus_da), ";
+  line(ins + "\"l\"(argus_db), \"r\"(1)");
   line("    : \"memory\");");
   --indent_;
   line("}");

@@ -661,6 +661,7 @@ void Machine::start_block() {
     std::fill(b.log.begin(), b.log.end(), CellLog{});
     b.atomics.clear();
     b.wgmma_inflight.clear();
+    b.wgmma_operand_inflight.clear();
     b.wgmma_write_clock.clear();
   }
   block_cells_ = 0;

@@ -239,6 +239,7 @@ struct Buffer {
   // Local buffers a wgmma accumulates into (wgmma.cpp), per lane: groups in
   // flight, and the clock of the last plain write (empty: never a wgmma's).
   std::vector<int32_t> wgmma_inflight;
+  std::vector<int32_t> wgmma_operand_inflight; // an a fragment in registers
   std::vector<int64_t> wgmma_write_clock;
 };
 
@@ -254,6 +255,7 @@ inline bool any_in(const Mask &m, int64_t first, int64_t count) {
 struct WgmmaGroup {
   std::vector<std::pair<int, int64_t>> cells;
   std::vector<int> accs;
+  std::vector<int> operands; // a fragments in registers
 };
 
 // A pending async copy: bytes that land in `cell` at the thread's wait.

@@ -127,9 +127,23 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
     not_interpreted(call.range, "wgmma's accumulator is not a local f32 tensor of N / 2 values");
     return;
   }
+  // A from registers: a local fragment of 8 values per thread (the m64nNk16
+  // A layout), held by the wgmma until its group retires.
+  Buffer &a_buffer = buffers_[static_cast<size_t>(a.buffer)];
+  const bool a_in_registers = a_buffer.space == MemorySpace::Local;
+  if (a_in_registers && (a.elements() != 8 || !local_fast_path(a))) {
+    not_interpreted(call.range, "wgmma's a in registers is not a local fragment of 8 values");
+    return;
+  }
   const std::string inst = wgmma_name(id, N);
   current_site_ = site_of(call.range);
   const int32_t site = current_site_;
+  if (a_in_registers) {
+    if (a_buffer.wgmma_write_clock.empty())
+      a_buffer.wgmma_write_clock.assign(static_cast<size_t>(lanes_), 0);
+    if (a_buffer.wgmma_operand_inflight.empty())
+      a_buffer.wgmma_operand_inflight.assign(static_cast<size_t>(lanes_), 0);
+  }
   if (acc_buffer.wgmma_write_clock.empty())
     acc_buffer.wgmma_write_clock.assign(static_cast<size_t>(lanes_), 0);
   if (acc_buffer.wgmma_inflight.empty())
@@ -143,7 +157,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
       continue;
     // One tile for the warpgroup: every thread names the same one.
     for (const View *tile : {&a, &b})
-      for (int64_t l = w0 + 1; l < w0 + kWarpgroup; ++l)
+      for (int64_t l = w0 + 1; l < w0 + kWarpgroup && !(tile == &a && a_in_registers); ++l)
         if (tile->is_bad(static_cast<size_t>(l)) ||
             tile->off(static_cast<size_t>(l)) != tile->off(static_cast<size_t>(w0))) {
           not_interpreted(call.range, "the threads of a warpgroup name different " +
@@ -153,7 +167,8 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
         }
     bool bad_layout = false;
     for (const auto &[tile, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}})
-      if (auto why = bad_layout ? std::nullopt : wgmma_layout_error(*tile, w0)) {
+      if (auto why = bad_layout || (tile == &a && a_in_registers) ? std::nullopt
+                                                                  : wgmma_layout_error(*tile, w0)) {
         bad_layout = true;
         if (should_report("operand-layout", call.range)) {
           Where w;
@@ -180,6 +195,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
     for (int64_t l = w0; l < w0 + kWarpgroup; ++l) {
       const auto lane = static_cast<size_t>(l);
       if (acc_buffer.wgmma_write_clock[lane] > wgmma_fence_clock_[lane] ||
+          (a_in_registers && a_buffer.wgmma_write_clock[lane] > wgmma_fence_clock_[lane]) ||
           wgmma_fence_clock_[lane] < 0) {
         if (should_report("async-read-before-wait", call.range)) {
           Where w;
@@ -187,9 +203,11 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
           w.range = call.range;
           report("async-read-before-wait", "wgmma-fence", w,
                  "wgmma on " + acc_buffer.name +
-                     (wgmma_fence_clock_[lane] < 0
-                          ? " with no wgmma_fence before it"
-                          : " after other instructions wrote it, with no wgmma_fence between") +
+                     (wgmma_fence_clock_[lane] < 0 ? " with no wgmma_fence before it"
+                      : acc_buffer.wgmma_write_clock[lane] > wgmma_fence_clock_[lane]
+                          ? " after other instructions wrote it, with no wgmma_fence between"
+                          : " after other instructions wrote its a fragment " + a_buffer.name +
+                                ", with no wgmma_fence between") +
                      ": the warpgroup may read the registers before those writes");
         }
         break;
@@ -234,11 +252,35 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
       wgmma_open_.resize(static_cast<size_t>(lanes_ / kWarpgroup + 1));
       wgmma_committed_.resize(static_cast<size_t>(lanes_ / kWarpgroup + 1));
     }
-    read_tile(a, M, at);
+    if (a_in_registers) {
+      // A (64 x 16) in registers: thread t, value i holds row 16 (t / 32) +
+      // (t % 32) / 4 + 8 ((i >> 1) & 1), k 2 (t % 4) + (i & 1) + 8 (i >> 2).
+      const auto a_cells = element_cells(a);
+      for (int64_t t = 0; t < kWarpgroup; ++t) {
+        const int64_t lane = w0 + t;
+        const int64_t base = a.off(static_cast<size_t>(lane)) / a_buffer.cell_bytes;
+        for (int i = 0; i < 8; ++i) {
+          const Cell &cl = cell(a_buffer, lane, base + a_cells[static_cast<size_t>(i)]);
+          if (!cl.initialized)
+            report_uninitialized(a_buffer, lane, base + a_cells[static_cast<size_t>(i)],
+                                 call.range);
+          const int64_t r = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i >> 1) & 1);
+          const int64_t k = 2 * (t % 4) + (i & 1) + 8 * (i >> 2);
+          at[static_cast<size_t>(r + M * k)] = cl.tag;
+        }
+        a_buffer.wgmma_operand_inflight[static_cast<size_t>(lane)] += 1;
+      }
+      wgmma_open_[static_cast<size_t>(w0 / kWarpgroup)].operands.push_back(a.buffer);
+    } else {
+      read_tile(a, M, at);
+    }
     read_tile(b, N, bt);
     std::vector<Tag> row, col;
     operand_contract(
-        inst, call, M, N, K, at, bt, [&](int i, int) { return w0 + 32 * (i / 16) + 4 * (i % 8); },
+        inst, call, M, N, K, at, bt,
+        [&](int i, int k) {
+          return w0 + 32 * (i / 16) + 4 * (i % 8) + (a_in_registers ? (k % 8) / 2 : 0);
+        },
         [&](int, int) { return w0; }, row, col);
     // D (64 x N): lane t of the warpgroup, value i: row 16 w + g + 8 ((i >> 1) & 1),
     // column 8 (i >> 2) + 2 tq + (i & 1) (tv_layouts.cpp).
@@ -320,6 +362,12 @@ void Machine::retire_wgmma_group(const WgmmaGroup &group, int64_t w0) {
     if (log.wgmma_readers > 0)
       log.wgmma_readers -= 1;
   }
+  for (int buffer : group.operands) {
+    Buffer &b = buffers_[static_cast<size_t>(buffer)];
+    for (int64_t l = w0; l < w0 + kWarpgroup && l < lanes_; ++l)
+      if (b.wgmma_operand_inflight[static_cast<size_t>(l)] > 0)
+        b.wgmma_operand_inflight[static_cast<size_t>(l)] -= 1;
+  }
   for (int buffer : group.accs) {
     Buffer &b = buffers_[static_cast<size_t>(buffer)];
     for (int64_t l = w0; l < w0 + kWarpgroup && l < lanes_; ++l)
@@ -334,6 +382,17 @@ void Machine::retire_wgmma_group(const WgmmaGroup &group, int64_t w0) {
 void Machine::wgmma_local_access(Buffer &b, int64_t lane, const Range &at, bool write) {
   if (write && !b.wgmma_write_clock.empty())
     b.wgmma_write_clock[static_cast<size_t>(lane)] = ++wgmma_clock_;
+  if (write && !b.wgmma_operand_inflight.empty() &&
+      b.wgmma_operand_inflight[static_cast<size_t>(lane)] &&
+      should_report("async-read-before-wait", at)) {
+    Where w;
+    w.lane = lane;
+    w.range = at;
+    report("async-read-before-wait", "wgmma", w,
+           "write to " + b.name +
+               " while a wgmma reading it as its a fragment is in flight (wgmma_wait_group "
+               "retires it first)");
+  }
   if (b.wgmma_inflight.empty() || !b.wgmma_inflight[static_cast<size_t>(lane)])
     return;
   if (!should_report("async-read-before-wait", at))

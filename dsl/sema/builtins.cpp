@@ -517,7 +517,20 @@ Type wgmma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
       args.types.size() > 1 && args.types[1].tensor && bit_width(args.types[1].tensor->dtype) == 8;
   const int64_t k = fp8 ? 32 : 16;
   const std::string ks = std::to_string(k);
-  if (a && !(ad.size() == 2 && ad[0] == 64 && ad[1] == k))
+  const bool a_in_registers = args.types.size() > 1 && args.types[1].tensor &&
+                              args.types[1].tensor->space == MemorySpace::Local;
+  if (a && a_in_registers) {
+    if (fp8 || args.types[1].tensor->element_count() != 8)
+      analyzer.error(codes::kArgumentType, a->range,
+                     "wgmma's a in registers must be a local fragment of 8 bf16/f16 per thread "
+                     "(the m64nNk16 A layout), got " +
+                         args.types[1].str());
+  } else if (a && args.types.size() > 1 && args.types[1].tensor &&
+             args.types[1].tensor->space != MemorySpace::Shared) {
+    analyzer.error(codes::kArgumentType, a->range,
+                   "wgmma's a must be a shared-memory tile or a register fragment, got " +
+                       args.types[1].str());
+  } else if (a && !(ad.size() == 2 && ad[0] == 64 && ad[1] == k))
     analyzer.error(codes::kArgumentType, a->range,
                    "wgmma's a must be a (64, " + ks + ") shared-memory tile (64 rows of " + ks +
                        " k), got " + args.types[1].str());
@@ -896,11 +909,12 @@ std::vector<BuiltinSpec> make_table() {
     t.push_back({"nvvm",
                  bf16 ? "wgmma_m64k16_bf16_f32" : "wgmma_m64k16_f16_f32",
                  {{"acc", K::Tensor, false, fragment(ScalarKind::F32, 0)},
-                  {"a", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}},
+                  {"a", K::Tensor, false, TensorReq{std::nullopt, input, 0, 0, false}},
                   {"b", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}}},
                  false,
                  bf16 ? "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16: acc += a·bᵀ for the "
-                        "warpgroup (128 threads), a (64, 16) and b (N, 16) shared tiles in a "
+                        "warpgroup (128 threads), a (64, 16) shared tile or a register fragment "
+                        "of 8 per thread, and b (N, 16) shared tile in a "
                         "32/64/128-byte swizzled K-major layout, N from b. Asynchronous: "
                         "complete after wgmma_commit_group and wgmma_wait_group."
                       : "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16: as the bf16 form.",
