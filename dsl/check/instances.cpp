@@ -28,6 +28,21 @@ void names_in(const sema::SemaResult &sema, const Expr &e, std::set<const sema::
       names_in(sema, *op, out);
 }
 
+// The shapes `Tensor((d0, d1, ...), T)` of the kernel's tensor parameters, as
+// written (the dimension expressions).
+std::vector<const std::vector<ast::ExprPtr> *> tensor_shapes(const sema::FunctionInfo &kernel) {
+  std::vector<const std::vector<ast::ExprPtr> *> out;
+  const ast::Function &fn = *kernel.function;
+  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
+    const Expr *annotation = fn.params[i].annotation.get();
+    if (kernel.params[i] && kernel.params[i]->type.is_tensor() && annotation &&
+        annotation->kind == ast::ExprKind::Call && annotation->arg_count() >= 1 &&
+        annotation->arg(0).kind == ast::ExprKind::Tuple)
+      out.push_back(&annotation->arg(0).operands);
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<const sema::Symbol *> integer_params(const sema::FunctionInfo &kernel) {
@@ -140,14 +155,8 @@ struct SizeProblem {
     // more (batches, heads) is not `inner`: B = H = S = 64 of a B x H x S x D
     // tensor would be 16M elements, more than the interpreter runs. (The rows
     // of a matrix are inner: an MoE's token count.)
-    const ast::Function &fn = *kernel.function;
-    for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
-      const Expr *annotation = fn.params[i].annotation.get();
-      if (!kernel.params[i] || !kernel.params[i]->type.is_tensor() || !annotation ||
-          annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1 ||
-          annotation->arg(0).kind != ast::ExprKind::Tuple)
-        continue;
-      const auto &dims = annotation->arg(0).operands;
+    for (const auto *shape : tensor_shapes(kernel)) {
+      const auto &dims = *shape;
       for (size_t d = dims.size() >= 3 ? dims.size() - 2 : 0; d < dims.size(); ++d)
         if (dims[d])
           names_in(sema, *dims[d], inner);
@@ -516,15 +525,9 @@ std::optional<int64_t> global_elements(const CheckedFile &file, const sema::Func
   }
   Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
   int64_t total = 0;
-  const ast::Function &fn = *kernel.function;
-  for (size_t i = 0; i < fn.params.size() && i < kernel.params.size(); ++i) {
-    const Expr *annotation = fn.params[i].annotation.get();
-    if (!kernel.params[i] || !kernel.params[i]->type.is_tensor() || !annotation ||
-        annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1 ||
-        annotation->arg(0).kind != ast::ExprKind::Tuple)
-      continue;
+  for (const auto *shape : tensor_shapes(kernel)) {
     int64_t elements = 1;
-    for (const auto &dim : annotation->arg(0).operands) {
+    for (const auto &dim : *shape) {
       std::optional<z3::expr> term = dim ? terms.integer(*dim) : std::nullopt;
       int64_t extent = 0;
       if (!term || !term->simplify().is_numeral_i64(extent) || extent < 0)

@@ -306,24 +306,25 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
   }
 }
 
-void Machine::fence_proxy_async(const Mask &m) {
-  if (proxy_fence_clock_.empty())
-    proxy_fence_clock_.assign(static_cast<size_t>(lanes_), -1);
-  ++proxy_clock_;
-  for (int64_t l = 0; l < lanes_; ++l)
-    if (m[static_cast<size_t>(l)])
-      proxy_fence_clock_[static_cast<size_t>(l)] = proxy_clock_;
+namespace {
+
+// A fence by the lanes of `m`: the clock advances and they take its value.
+void stamp(std::vector<int64_t> &fenced, int64_t &clock, const Mask &m) {
+  if (fenced.empty())
+    fenced.assign(m.size(), -1);
+  ++clock;
+  for (size_t l = 0; l < m.size(); ++l)
+    if (m[l])
+      fenced[l] = clock;
 }
 
+} // namespace
+
+void Machine::fence_proxy_async(const Mask &m) { stamp(proxy_fence_clock_, proxy_clock_, m); }
+
 void Machine::wgmma_fence(const Expr &call, const Mask &m) {
-  if (!whole_warpgroups(m, call, "wgmma_fence"))
-    return;
-  if (wgmma_fence_clock_.empty())
-    wgmma_fence_clock_.assign(static_cast<size_t>(lanes_), -1);
-  ++wgmma_clock_;
-  for (int64_t l = 0; l < lanes_; ++l)
-    if (m[static_cast<size_t>(l)])
-      wgmma_fence_clock_[static_cast<size_t>(l)] = wgmma_clock_;
+  if (whole_warpgroups(m, call, "wgmma_fence"))
+    stamp(wgmma_fence_clock_, wgmma_clock_, m);
 }
 
 void Machine::wgmma_commit(const Expr &call, const Mask &m) {
