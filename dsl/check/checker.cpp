@@ -613,15 +613,26 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         return std::any_of(loops_of[size].begin(), loops_of[size].end(),
                            [&](const ast::Stmt *l) { return now.count(l) > 0; });
       };
+      // Loop trips grow about in proportion to the size: scale it by the
+      // iterations the shortest of its loops still needs (a 4-stage loop that
+      // ran once: 5x), at least 2x, then double.
+      auto factor = [&] {
+        int64_t f = 2;
+        for (const ast::Stmt *l : loops_of[size])
+          if (const int64_t ran = loop_iterations[l]; ran >= 1)
+            f = std::max(f, (needed[l] + ran - 1) / ran);
+        return std::min<int64_t>(f, 16);
+      };
       auto at = base;
-      int64_t target = std::max(2 * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
+      int64_t target =
+          std::max(factor() * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
       for (int attempt = 0; attempt < 3 && still_short(); ++attempt) {
         auto grown = grow_instance(file, kernel, at, target, options.query_timeout_ms, {size});
         if (!grown)
           break;
         run_grown(grown);
         at = *grown;
-        target = 2 * at.at(size);
+        target = factor() * at.at(size);
       }
     }
     if (driving.empty() && !single_iteration_loops().empty())
