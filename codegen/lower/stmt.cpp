@@ -1149,8 +1149,7 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("             : \"memory\");");
     return;
   }
-  if (cuda && (id == BuiltinId::NvvmWgmmaBf16 || id == BuiltinId::NvvmWgmmaF16 ||
-               id == BuiltinId::NvvmWgmmaE4m3 || id == BuiltinId::NvvmWgmmaE5m2)) {
+  if (cuda && is_wgmma(id)) {
     static const std::map<BuiltinId, std::string> kTypes = {{BuiltinId::NvvmWgmmaBf16, "bf16"},
                                                             {BuiltinId::NvvmWgmmaF16, "f16"},
                                                             {BuiltinId::NvvmWgmmaE4m3, "e4m3"},

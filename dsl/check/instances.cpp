@@ -512,10 +512,12 @@ int64_t wraparound_iterations(const CheckedFile &file, const ast::Stmt &loop) {
   return modulus > 1 ? modulus + 1 : 0;
 }
 
-std::optional<int64_t> global_elements(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                                       const std::map<std::string, int64_t> &sizes) {
-  const sema::SemaResult &sema = *file.sema;
-  z3::context &ctx = thread_z3_context();
+namespace {
+
+// Each integer parameter bound to its value in `sizes` (none when one is missing).
+std::optional<std::map<const sema::Symbol *, z3::expr>>
+size_constants(z3::context &ctx, const sema::FunctionInfo &kernel,
+               const std::map<std::string, int64_t> &sizes) {
   std::map<const sema::Symbol *, z3::expr> vars;
   for (const sema::Symbol *p : integer_params(kernel)) {
     auto it = sizes.find(p->name);
@@ -523,7 +525,19 @@ std::optional<int64_t> global_elements(const CheckedFile &file, const sema::Func
       return std::nullopt;
     vars.emplace(p, ctx.int_val(static_cast<int64_t>(it->second)));
   }
-  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
+  return vars;
+}
+
+} // namespace
+
+std::optional<int64_t> global_elements(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                                       const std::map<std::string, int64_t> &sizes) {
+  const sema::SemaResult &sema = *file.sema;
+  z3::context &ctx = thread_z3_context();
+  const auto vars = size_constants(ctx, kernel, sizes);
+  if (!vars)
+    return std::nullopt;
+  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, *vars));
   int64_t total = 0;
   for (const auto *shape : tensor_shapes(kernel)) {
     int64_t elements = 1;
@@ -545,14 +559,10 @@ bool satisfies_assumptions(const CheckedFile &file, const sema::FunctionInfo &ke
                            const std::map<std::string, int64_t> &sizes, unsigned timeout_ms) {
   const sema::SemaResult &sema = *file.sema;
   z3::context &ctx = thread_z3_context();
-  std::map<const sema::Symbol *, z3::expr> vars;
-  for (const sema::Symbol *p : integer_params(kernel)) {
-    auto it = sizes.find(p->name);
-    if (it == sizes.end())
-      return false;
-    vars.emplace(p, ctx.int_val(static_cast<int64_t>(it->second)));
-  }
-  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, vars));
+  const auto vars = size_constants(ctx, kernel, sizes);
+  if (!vars)
+    return false;
+  Z3Terms terms(ctx, sema, size_lookup(ctx, sema, *vars));
   z3::solver solver(ctx);
   z3::params p(ctx);
   p.set("timeout", timeout_ms);

@@ -58,13 +58,11 @@ const OperandMap &cached_map(const std::string &instruction, const char *operand
 Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   if (is_matrix_multiply(id))
     return matrix_multiply(id, call, m);
-  switch (id) {
-  case BuiltinId::NvvmWgmmaBf16:
-  case BuiltinId::NvvmWgmmaF16:
-  case BuiltinId::NvvmWgmmaE4m3:
-  case BuiltinId::NvvmWgmmaE5m2:
+  if (is_wgmma(id)) {
     wgmma(id, call, m);
     return Value{};
+  }
+  switch (id) {
   case BuiltinId::NvvmWgmmaFence:
     wgmma_fence(call, m);
     return Value{};

@@ -58,7 +58,9 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
     : file_(file), sema_(*file.sema), kernel_(kernel), options_(options) {
   warp_size_ = kernel.target == sema::Target::Gfx942 ? 64 : 32;
   warp_shift_ = kernel.target == sema::Target::Gfx942 ? 6 : 5;
-  uses_syncwarp_ = calls_in(sema_, *kernel.function).has(BuiltinId::Syncwarp);
+  const auto calls = calls_in(sema_, *kernel.function);
+  uses_syncwarp_ = calls.has(BuiltinId::Syncwarp);
+  uses_wgmma_ = calls.any(is_wgmma);
 }
 
 int Machine::field_id(const std::string &name) {
@@ -481,7 +483,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
   if (log) {
     if (async_landing)
       log->pending_lane = -1;
-    if (b.space == MemorySpace::Shared)
+    if (uses_wgmma_ && b.space == MemorySpace::Shared) [[unlikely]]
       log->write_clock = ++proxy_clock_;
     log->writer = static_cast<int32_t>(lane);
     log->writer_block = static_cast<int32_t>(block_linear_);

@@ -323,6 +323,7 @@ public:
   int warp_size_ = 32;
   int warp_shift_ = 5;         // log2(warp_size_)
   bool uses_syncwarp_ = false; // else warp epochs stay 0 and accesses are not stamped
+  bool uses_wgmma_ = false;    // else shared writes are not stamped for the proxy-fence rule
   std::map<std::string, int64_t> sizes_;
 
   std::unordered_map<const Symbol *, Value> env_;
@@ -573,6 +574,7 @@ public:
   Value intrinsic(BuiltinId id, const ast::Expr &call, const Mask &m);
   Value matrix_multiply(BuiltinId id, const ast::Expr &call, const Mask &m);
   // wgmma.cpp
+  static Where at_lane(int64_t lane, const Range &range); // a violation's thread and range
   bool whole_warpgroups(const Mask &m, const ast::Expr &call, const std::string &what);
   std::optional<std::string> wgmma_layout_error(const View &v, int64_t lane) const;
   void wgmma(BuiltinId id, const ast::Expr &call, const Mask &m);

@@ -153,9 +153,7 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
       ++errors[property_of(v)];
   }
   const Callees calls = calls_in(*file.sema, *kernel.function);
-  const bool has_wgmma = calls.has(BuiltinId::NvvmWgmmaBf16) ||
-                         calls.has(BuiltinId::NvvmWgmmaF16) ||
-                         calls.has(BuiltinId::NvvmWgmmaE4m3) || calls.has(BuiltinId::NvvmWgmmaE5m2);
+  const bool has_wgmma = calls.any(is_wgmma);
   const bool has_mma = calls.any(is_matrix_multiply) || has_wgmma;
   const bool has_async = calls.any(is_cp_async) || calls.has(BuiltinId::AsyncCommit) ||
                          calls.has(BuiltinId::AsyncWait) || has_wgmma;

@@ -33,6 +33,13 @@ std::string wgmma_name(BuiltinId id, int n) {
 
 } // namespace
 
+Machine::Where Machine::at_lane(int64_t lane, const Range &range) {
+  Where w;
+  w.lane = lane;
+  w.range = range;
+  return w;
+}
+
 // Whether every lane of each warpgroup `m` touches is in `m`; reports once
 // at `call` when not (a wgmma instruction is issued by all 128 threads).
 bool Machine::whole_warpgroups(const Mask &m, const Expr &call, const std::string &what) {
@@ -47,9 +54,7 @@ bool Machine::whole_warpgroups(const Mask &m, const Expr &call, const std::strin
         int64_t missing = w0;
         while (missing < end && m[static_cast<size_t>(missing)])
           ++missing;
-        Where w;
-        w.lane = missing < end ? missing : w0;
-        w.range = call.range;
+        Where w = at_lane(missing < end ? missing : w0, call.range);
         report("barrier-divergence", "warpgroup", w,
                what + " must be executed by all 128 threads of a warpgroup; " +
                    (end - w0 < kWarpgroup ? "the block's last warpgroup has only " +
@@ -171,9 +176,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
                                                                   : wgmma_layout_error(*tile, w0)) {
         bad_layout = true;
         if (should_report("operand-layout", call.range)) {
-          Where w;
-          w.lane = w0;
-          w.range = (tile == &a ? a_arg : b_arg)->range;
+          Where w = at_lane(w0, (tile == &a ? a_arg : b_arg)->range);
           report("operand-layout", "wgmma", w,
                  std::string("wgmma operand ") + name +
                      " has no matrix-descriptor layout: " + *why);
@@ -198,9 +201,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
           (a_in_registers && a_buffer.wgmma_write_clock[lane] > wgmma_fence_clock_[lane]) ||
           wgmma_fence_clock_[lane] < 0) {
         if (should_report("async-read-before-wait", call.range)) {
-          Where w;
-          w.lane = l;
-          w.range = call.range;
+          Where w = at_lane(l, call.range);
           report("async-read-before-wait", "wgmma-fence", w,
                  "wgmma on " + acc_buffer.name +
                      (wgmma_fence_clock_[lane] < 0 ? " with no wgmma_fence before it"
@@ -386,9 +387,7 @@ void Machine::wgmma_local_access(Buffer &b, int64_t lane, const Range &at, bool 
   if (write && !b.wgmma_operand_inflight.empty() &&
       b.wgmma_operand_inflight[static_cast<size_t>(lane)] &&
       should_report("async-read-before-wait", at)) {
-    Where w;
-    w.lane = lane;
-    w.range = at;
+    Where w = at_lane(lane, at);
     report("async-read-before-wait", "wgmma", w,
            "write to " + b.name +
                " while a wgmma reading it as its a fragment is in flight (wgmma_wait_group "
@@ -398,9 +397,7 @@ void Machine::wgmma_local_access(Buffer &b, int64_t lane, const Range &at, bool 
     return;
   if (!should_report("async-read-before-wait", at))
     return;
-  Where w;
-  w.lane = lane;
-  w.range = at;
+  Where w = at_lane(lane, at);
   report("async-read-before-wait", "wgmma", w,
          std::string(write ? "write to " : "read of ") + b.name +
              " while a wgmma accumulating into it is in flight (wgmma_commit_group, then "

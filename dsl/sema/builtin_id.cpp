@@ -73,6 +73,11 @@ bool is_tensor_constructor(BuiltinId id) {
   return id == MakeShared || id == MakeLocal || id == Full;
 }
 
+bool is_wgmma(BuiltinId id) {
+  using enum BuiltinId;
+  return id == NvvmWgmmaBf16 || id == NvvmWgmmaF16 || id == NvvmWgmmaE4m3 || id == NvvmWgmmaE5m2;
+}
+
 bool is_matrix_multiply(BuiltinId id) {
   using enum BuiltinId;
   return id == NvvmMmaBf16 || id == NvvmMmaF16 || id == AmdMfma32x32x8Bf16 ||

@@ -36,6 +36,7 @@ bool is_unary_math(BuiltinId id);        // exp, exp2, log, log2, sqrt, rsqrt, t
 bool is_shuffle(BuiltinId id);
 bool is_warp_vote(BuiltinId id);          // ballot, any_sync, all_sync
 bool is_tensor_constructor(BuiltinId id); // make_shared, make_local, full
+bool is_wgmma(BuiltinId id);              // nvvm.wgmma_m64k* (all forms)
 bool is_matrix_multiply(BuiltinId id);    // nvvm mma, amdgpu mfma
 bool is_ldmatrix(BuiltinId id);
 bool is_transposed_ldmatrix(BuiltinId id);
