@@ -11,10 +11,13 @@
 #include "symbolic.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -347,6 +350,39 @@ std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
 
 // `sampled_grid`: the first instance whose grid was larger than max_blocks
 // and which of its blocks ran (left empty when every block of every instance ran).
+// What one run (a size instance at one content choice) leaves for the
+// kernel's report. The Machine itself is dropped in its thread: a run of a
+// large instance holds every cell of its tensors.
+struct RunOutcome {
+  std::unordered_set<const ast::Stmt *> visited;
+  std::unordered_map<const ast::Stmt *, int64_t> loop_iterations;
+  bool stopped = false, interrupted = false;
+  int64_t blocks_run = 0;
+  std::vector<std::array<int64_t, 3>> sampled_blocks;
+  std::array<int64_t, 3> grid_dim{};
+  std::vector<std::pair<Range, std::string>> bounded_loops;
+  std::vector<Violation> violations;
+};
+
+RunOutcome run_once(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                    const CheckerOptions &options, const std::map<std::string, int64_t> &sizes,
+                    const Contents &contents) {
+  Machine machine(file, kernel, options);
+  machine.contents_ = contents;
+  machine.run(sizes);
+  RunOutcome out;
+  out.visited = std::move(machine.visited_);
+  out.loop_iterations = std::move(machine.loop_iterations_);
+  out.stopped = machine.stopped_;
+  out.interrupted = machine.interrupted();
+  out.blocks_run = machine.blocks_run();
+  out.sampled_blocks = machine.sampled_blocks();
+  out.grid_dim = machine.grid_dim();
+  out.bounded_loops = machine.bounded_loops();
+  out.violations = machine.take_violations();
+  return out;
+}
+
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
                      const CheckerOptions &options, std::string &sampled_grid) {
   KernelReport report;
@@ -478,27 +514,56 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
   for (const auto &sizes : instances)
     add_runs(sizes);
   std::unordered_map<const ast::Stmt *, int64_t> loop_iterations; // over all runs
-  // Runs `runs[from..]`; false once the check was interrupted.
+  // Runs `runs[from..]`, up to options.run_threads at once, merged in the
+  // runs' order (the report is the same as one run after the other); false
+  // once the check was interrupted.
   auto execute_runs = [&](size_t from) {
+    std::vector<std::optional<RunOutcome>> outcomes(runs.size());
+    std::mutex done_mutex;
+    std::condition_variable done;
+    std::atomic<size_t> next{from};
+    std::atomic<bool> give_up{false}; // a run was interrupted: later ones are not merged
+    const auto work = [&] {
+      for (size_t r; !give_up && (r = next++) < runs.size();) {
+        RunOutcome outcome = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
+        const std::lock_guard<std::mutex> lock(done_mutex);
+        give_up = give_up || outcome.interrupted;
+        outcomes[r] = std::move(outcome);
+        done.notify_all();
+      }
+    };
+    // The calling thread merges; with one run thread it runs them too.
+    const size_t workers =
+        options.run_threads > 1 ? std::min<size_t>(options.run_threads, runs.size() - from) : 0;
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < workers; ++t)
+      threads.emplace_back(work);
+    bool finished_all = true;
     for (size_t r = from; r < runs.size(); ++r) {
+      if (workers == 0) {
+        outcomes[r] = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
+      } else {
+        // Every run before the first interrupted one is taken (in order) and
+        // finishes; the merge stops at that one.
+        std::unique_lock<std::mutex> lock(done_mutex);
+        done.wait(lock, [&] { return outcomes[r].has_value(); });
+      }
+      RunOutcome &outcome = *outcomes[r];
       const Run &run = runs[r];
       const auto &sizes = run.sizes;
-      Machine machine(file, kernel, options);
-      machine.contents_ = run.contents;
-      machine.run(sizes);
-      visited.insert(machine.visited_.begin(), machine.visited_.end());
-      for (const auto &[loop, most] : machine.loop_iterations_) {
+      visited.insert(outcome.visited.begin(), outcome.visited.end());
+      for (const auto &[loop, most] : outcome.loop_iterations) {
         int64_t &all = loop_iterations[loop];
         all = std::max(all, most);
       }
-      stopped = stopped || machine.stopped_;
-      report.interrupted = report.interrupted || machine.interrupted();
+      stopped = stopped || outcome.stopped;
+      report.interrupted = report.interrupted || outcome.interrupted;
       if (report.instances.empty() || report.instances.back() != sizes)
         report.instances.push_back(sizes);
-      report.blocks_run += machine.blocks_run();
-      if (sampled_grid.empty() && !machine.sampled_blocks().empty())
-        sampled_grid = sampled_grid_text(sizes, machine.grid_dim(), machine.sampled_blocks());
-      for (const auto &[range, name] : machine.bounded_loops()) {
+      report.blocks_run += outcome.blocks_run;
+      if (sampled_grid.empty() && !outcome.sampled_blocks.empty())
+        sampled_grid = sampled_grid_text(sizes, outcome.grid_dim, outcome.sampled_blocks);
+      for (const auto &[range, name] : outcome.bounded_loops) {
         const auto key = std::make_pair(std::string("unproven"),
                                         std::make_pair(range.begin.line, range.begin.column));
         if (!seen.insert(key).second)
@@ -522,7 +587,7 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
                   {"fixes", nlohmann::json::array()}};
         report.violations.push_back(std::move(v));
       }
-      for (Violation &v : machine.take_violations()) {
+      for (Violation &v : outcome.violations) {
         const auto key =
             std::make_pair(v.kind, std::make_pair(v.range.begin.line, v.range.begin.column));
         if (!seen.insert(key).second)
@@ -531,10 +596,16 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
           v.data["contents"] = run.contents; // the counterexample replays with them
         report.violations.push_back(std::move(v));
       }
-      if (report.interrupted)
-        return false;
+      outcomes[r].reset();
+      if (report.interrupted) {
+        finished_all = false;
+        break;
+      }
     }
-    return true;
+    give_up = true;
+    for (std::thread &t : threads)
+      t.join();
+    return finished_all && !report.interrupted;
   };
   // Loops that ran at most once wherever they ran.
   auto single_iteration_loops = [&] {
@@ -791,10 +862,18 @@ std::vector<KernelReport> check_kernels(const CheckedFile &file, const CheckerOp
     };
     std::stable_partition(pending.begin(), pending.end(), edited);
   }
+  // The threads not needed for kernels check the runs (size instances and
+  // content choices) of each kernel: one kernel gets them all.
+  CheckerOptions kernel_options = options;
+  if (!pending.empty() && options.kernel_threads > 1)
+    kernel_options.run_threads = std::max<unsigned>(
+        options.run_threads, options.kernel_threads / static_cast<unsigned>(std::min<size_t>(
+                                                          options.kernel_threads, pending.size())));
   std::atomic<size_t> next{0};
   const auto work = [&] {
     for (size_t i; (i = next++) < pending.size();) {
-      KernelReport report = check_one(file, *pending[i].kernel, options, pending[i].key, cache);
+      KernelReport report =
+          check_one(file, *pending[i].kernel, kernel_options, pending[i].key, cache);
       const std::lock_guard<std::mutex> lock(told);
       reports[pending[i].slot] = std::move(report);
       if (on_kernel)

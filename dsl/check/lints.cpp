@@ -4,8 +4,8 @@
 #include "machine.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
+#include <tuple>
 
 namespace argus::check::detail {
 
@@ -21,25 +21,40 @@ struct Conflict {
   std::vector<int64_t> lanes; // the lanes that hit `bank` with distinct words
 };
 
-// One phase of a shared-memory access: distinct 4-byte words per bank.
-Conflict phase_conflict(const std::vector<std::pair<int64_t, int64_t>> &accesses, int64_t bytes) {
-  std::map<int64_t, std::map<int64_t, int64_t>> words; // bank → word → first lane
-  for (const auto &[lane, addr] : accesses) {
-    const int64_t n = std::max<int64_t>(1, bytes / kBankBytes);
+// One phase of a shared-memory access: distinct 4-byte words per bank. A flat
+// sorted vector, not a map of maps: this runs for every warp of every shared
+// access the interpreter executes and was a quarter of a check's time.
+Conflict phase_conflict(const std::pair<int64_t, int64_t> *accesses, size_t count, int64_t bytes) {
+  struct Word {
+    int64_t bank, word, lane;
+    size_t order; // the first access of a word names its lane
+  };
+  thread_local std::vector<Word> words;
+  words.clear();
+  const int64_t n = std::max<int64_t>(1, bytes / kBankBytes);
+  for (size_t i = 0; i < count; ++i)
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t word = addr / kBankBytes + k;
-      words[word % kBanks].emplace(word, lane);
+      const int64_t word = accesses[i].second / kBankBytes + k;
+      words.push_back({word % kBanks, word, accesses[i].first, words.size()});
     }
-  }
+  std::sort(words.begin(), words.end(), [](const Word &a, const Word &b) {
+    return std::tie(a.bank, a.word, a.order) < std::tie(b.bank, b.word, b.order);
+  });
   Conflict c;
-  for (const auto &[bank, ws] : words) {
-    if (static_cast<int64_t>(ws.size()) <= c.degree)
-      continue;
-    c.degree = static_cast<int64_t>(ws.size());
-    c.bank = bank;
-    c.lanes.clear();
-    for (const auto &[w, lane] : ws)
-      c.lanes.push_back(lane);
+  for (size_t i = 0; i < words.size();) {
+    size_t end = i;
+    int64_t distinct = 0;
+    for (; end < words.size() && words[end].bank == words[i].bank; ++end)
+      distinct += end == i || words[end].word != words[end - 1].word;
+    if (distinct > c.degree) {
+      c.degree = distinct;
+      c.bank = words[i].bank;
+      c.lanes.clear();
+      for (size_t j = i; j < end; ++j)
+        if (j == i || words[j].word != words[j - 1].word)
+          c.lanes.push_back(words[j].lane);
+    }
+    i = end;
   }
   return c;
 }
@@ -53,16 +68,33 @@ void Machine::lint_shared_rows(const std::vector<std::pair<int64_t, int64_t>> &l
   // the CDNA3 LDS model is not implemented, so gfx942 kernels get no lint.
   if (!options_.lints || lane_addresses.empty() || kernel_.target == sema::Target::Gfx942)
     return;
+  uint64_t pattern = site_key(at);
+  const auto mix = [&pattern](uint64_t x) {
+    pattern ^= x + 0x9e3779b97f4a7c15ULL + (pattern << 6) + (pattern >> 2);
+  };
+  mix(static_cast<uint64_t>(v.buffer));
+  mix(static_cast<uint64_t>(lanes_per_phase));
+  mix(static_cast<uint64_t>(bytes));
+  for (const auto &[lane, addr] : lane_addresses) {
+    mix(static_cast<uint64_t>(lane % warp_size_));
+    mix(static_cast<uint64_t>(addr));
+  }
+  if (!linted_patterns_.insert(pattern).second)
+    return; // judged before: reported then, or free of conflicts
+  // The lanes of one phase (lanes_per_phase consecutive lanes of a warp) are
+  // served together; the worst phase is reported.
+  thread_local std::vector<std::pair<int64_t, int64_t>> phase;
   Conflict worst;
-  for (size_t p = 0; p < lane_addresses.size(); p += static_cast<size_t>(lanes_per_phase)) {
-    std::vector<std::pair<int64_t, int64_t>> phase;
+  for (int64_t p = 0; p < std::max<int64_t>(1, warp_size_ / lanes_per_phase); ++p) {
+    phase.clear();
     for (const auto &la : lane_addresses)
-      if (la.first % warp_size_ / lanes_per_phase ==
-          lane_addresses[p].first % warp_size_ / lanes_per_phase)
+      if (la.first % warp_size_ / lanes_per_phase == p)
         phase.push_back(la);
-    Conflict c = phase_conflict(phase, bytes);
+    if (phase.size() < 2)
+      continue;
+    Conflict c = phase_conflict(phase.data(), phase.size(), bytes);
     if (c.degree > worst.degree)
-      worst = c;
+      worst = std::move(c);
   }
   if (worst.degree <= 1 || !should_report("bank-conflict", at))
     return;

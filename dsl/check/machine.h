@@ -411,6 +411,10 @@ public:
     int64_t last = -1, run = 0;
   };
   std::map<uint64_t, Walk> walks_;
+  // The warp access patterns of shared memory the bank-conflict lint has
+  // judged (site, buffer, width, the lanes' addresses): a loop or another
+  // block that repeats one needs no second look.
+  std::unordered_set<uint64_t> linted_patterns_;
 
   // Integer host tensors whose contents no assume states (Tag::contents
   // indexes them): a value derived from them that decides an index, a loop

@@ -150,10 +150,9 @@ TEST(CacheTest, AnUnchangedKernelIsNotReCheckedAndAnEditedOneIs) {
 TEST(CheckKernelsTest, TellsEachReportCacheHitsFirstThenTheEditedKernel) {
   check::CheckCache cache;
   check::CheckerOptions options; // one thread: the order of the calls is the checking order
-  std::string text = std::string(kTwoKernels) +
-                     "\n@kernel(grid=1, block=32)\n"
-                     "def third(X: Tensor((32,), f32)):\n"
-                     "    X[thread_id()] = 4.0\n";
+  std::string text = std::string(kTwoKernels) + "\n@kernel(grid=1, block=32)\n"
+                                                "def third(X: Tensor((32,), f32)):\n"
+                                                "    X[thread_id()] = 4.0\n";
   const CheckedFile a = front_end("three.argus", text);
   std::vector<size_t> told;
   auto reports = check::check_kernels(
@@ -256,6 +255,37 @@ TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
   auto again = check::check_kernels(a, options, &cache);
   EXPECT_FALSE(again[0].from_cache);
   EXPECT_EQ(cache.size(), 4u);
+}
+
+// Runs checked on several threads are merged in order: the same violations,
+// counterexamples and instances as one thread (a kernel whose bug shows only
+// at a grown instance, after three content choices per instance).
+TEST(RunThreadsTest, SeveralThreadsGiveTheReportOfOne) {
+  const fs::path path =
+      checker_test::kSourceDir / "tests/checker/corpus/moe_mma_accumulator_not_reset.argus";
+  const CheckedFile file = front_end(path.filename().string(), read_file(path));
+  ASSERT_FALSE(file.has_errors());
+  check::CheckerOptions one;
+  check::CheckerOptions four = one;
+  four.run_threads = 4;
+  const auto a = check::check_kernels(file, one), b = check::check_kernels(file, four);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_GT(a[k].instances.size(), 2u) << "a kernel of several runs";
+    EXPECT_EQ(a[k].instances, b[k].instances);
+    EXPECT_EQ(a[k].blocks_run, b[k].blocks_run);
+    ASSERT_EQ(a[k].violations.size(), b[k].violations.size());
+    ASSERT_FALSE(a[k].violations.empty());
+    for (size_t i = 0; i < a[k].violations.size(); ++i) {
+      EXPECT_EQ(a[k].violations[i].message, b[k].violations[i].message);
+      EXPECT_EQ(a[k].violations[i].data, b[k].violations[i].data);
+    }
+  }
+  // Cancelled, every thread stops and the report says it was interrupted.
+  std::atomic<bool> cancelled{true};
+  four.cancel = &cancelled;
+  for (const check::KernelReport &r : check::check_kernels(file, four))
+    EXPECT_TRUE(r.interrupted);
 }
 
 // A query Z3 cannot settle (no positive cubes with a^3 + b^3 = c^3, which it

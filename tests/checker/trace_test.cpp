@@ -227,22 +227,18 @@ INSTANTIATE_TEST_SUITE_P(Files, TracedFileTest, ::testing::ValuesIn(traced_files
                            return checker_test::test_name(info.param);
                          });
 
-// The comparison above compares something: the corpus has violations to trace.
-TEST(Trace, TheCorpusHasViolationsToCompare) {
-  check::CheckerOptions options;
-  options.symbolic = false;
-  options.fixes = false;
+// The comparison above compares something: the traced files have violations.
+// Counted from their `# expect: E09..` markers, which CorpusTest holds to the
+// checker's output (checking the corpus again here cost a full sweep).
+TEST(Trace, TheTracedFilesHaveViolationsToCompare) {
   size_t violations = 0;
-  for (const auto &path : checker_test::argus_files({"tests/checker/corpus"})) {
-    FrontendOptions front;
-    front.invariants = false;
-    const CheckedFile file =
-        check_source(path.filename().string(), checker_test::read_file(path), front);
-    if (!file.has_errors())
-      for (const check::KernelReport &report : check::check_kernels(file, options))
-        violations += report.violations.size();
+  for (const auto &path : traced_files()) {
+    const std::string text = checker_test::read_file(path);
+    for (size_t at = text.find("# expect: E09"); at != std::string::npos;
+         at = text.find("# expect: E09", at + 1))
+      ++violations;
   }
-  EXPECT_GT(violations, 40u);
+  EXPECT_GT(violations, 20u);
 }
 
 } // namespace

@@ -53,6 +53,11 @@ struct CheckerOptions {
   // Kernels of one file checked at once (each on its own thread, with its own
   // Z3 context); the reports keep the kernels' order.
   unsigned kernel_threads = 1;
+  // Runs of one kernel (a size instance at one choice of tensor contents)
+  // checked at once, merged in order: the report is the one of a single
+  // thread. check_kernels gives a kernel the threads its file's other kernels
+  // do not use.
+  unsigned run_threads = 1;
   // Check only the kernel of this name (empty: all); a fix's re-check of the
   // edited file needs its own kernel only.
   std::string only_kernel;
