@@ -697,11 +697,14 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
     auto v = view_of(*arg(0, "src"));
     if (!v)
       return "0";
-    // A 4-byte scalar through a real buffer load (see Lowerer::buffer_load), bit for bit.
-    if (id == BuiltinId::AmdBufferLoadX1 && bytes_of(v->dtype) == 4)
-      if (auto load = buffer_load_text(id, *v))
-        return "argus_bitcast<" + type_name(v->dtype, target_) + ">(" + *load + ")";
-    return element_ref(*v);
+    if (id == BuiltinId::AmdDsReadB128)
+      return element_ref(*v);
+    // A scalar through a real buffer load (see Lowerer::buffer_load), bit for bit.
+    std::string why;
+    if (auto load = buffer_load_text(id, *v, &why))
+      return "argus_bitcast<" + type_name(v->dtype, target_) + ">(" + *load + ")";
+    error(call.range, builtin_name(id) + " cannot be lowered as a buffer load: " + why);
+    return "0";
   }
   error(call.range, "cannot lower a call of '" + call.callee().dotted_name() + "' as a value here");
   return "0";

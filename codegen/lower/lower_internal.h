@@ -148,8 +148,12 @@ public:
   void copy(const View &dst, const View &src, const std::string &what);
   void store_values(const View &dst, const std::vector<std::string> &values);
   bool intrinsic_into(const ast::Expr &call, const View &dst);
-  bool buffer_load(BuiltinId id, const View &dst, const View &src);
-  std::optional<std::string> buffer_load_text(BuiltinId id, const View &src);
+  bool buffer_load(BuiltinId id, const View &dst, const View &src, const Range &at);
+  // The load's expression, or nullopt with `why` (for the error: the checker
+  // models every buffer load as one, range check included, so none falls
+  // back to a plain load).
+  std::optional<std::string> buffer_load_text(BuiltinId id, const View &src,
+                                              std::string *why = nullptr);
   void intrinsic_statement(const ast::Expr &call);
   void wgmma(const ast::Expr &call, const std::string &type);
   void for_loop(const ast::Stmt &s);

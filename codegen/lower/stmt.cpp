@@ -341,6 +341,15 @@ void Lowerer::stmt(const Stmt &s) {
     const bool cuda = target_ == GpuTarget::Sm90;
     if (id == BuiltinId::Syncthreads) {
       line("__syncthreads();");
+    } else if (id == BuiltinId::Barrier) {
+      // Sema makes a kernel that calls barrier() an sm90 kernel with constant operands.
+      const auto bar = sema_.constant_of(e.arg(0)), threads = sema_.constant_of(e.arg(1));
+      if (!cuda || !bar || !threads) {
+        error(e.range, "barrier(id, threads) is sm90 only, with constant operands");
+        return;
+      }
+      line("asm volatile(\"bar.sync " + std::to_string(*bar) + ", " + std::to_string(*threads) +
+           ";\" ::: \"memory\");");
     } else if (id == BuiltinId::Syncwarp) {
       line(cuda ? "__syncwarp();" : "argus_syncwarp();");
     } else if (id == BuiltinId::Threadfence) {
@@ -891,29 +900,44 @@ void Lowerer::copy(const View &dst, const View &src, const std::string &what) {
 // and the hardware range-checks the offset against num_records, which is why the intrinsic
 // exists. The host check limits such tensors to 2 GiB (the byte offset is int32 arithmetic). The
 // bytes go into dst bit for bit, as copy() would move them. False: not applicable (copy() instead).
-std::optional<std::string> Lowerer::buffer_load_text(BuiltinId id, const View &src) {
+std::optional<std::string> Lowerer::buffer_load_text(BuiltinId id, const View &src,
+                                                     std::string *why) {
+  const auto fail = [&](const std::string &reason) -> std::optional<std::string> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
   const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
   const auto m = element_count(src);
-  if (target_ == GpuTarget::Sm90 || fn_->role != sema::FunctionRole::Kernel ||
-      sb.space != MemorySpace::Global || !sb.param || sb.swizzle || !m || !contiguous(src) ||
+  if (target_ == GpuTarget::Sm90)
+    return fail("buffer loads exist on gfx942 only");
+  if (fn_->role != sema::FunctionRole::Kernel)
+    return fail("it is in a @device function; buffer loads are lowered in kernels (load there "
+                "and pass the values)");
+  if (sb.space != MemorySpace::Global || !sb.param || sb.swizzle || !m || !contiguous(src) ||
       !src.tile.empty())
-    return std::nullopt;
+    return fail("its source is not a contiguous row-major view of a kernel's tensor parameter");
   const int64_t bytes = *m * bytes_of(src.dtype);
   const int64_t want = id == BuiltinId::AmdBufferLoadX1   ? 4
                        : id == BuiltinId::AmdBufferLoadX2 ? 8
                                                           : 16;
-  if (bytes != want || src.offset.multiple_of() % 4 != 0)
-    return std::nullopt;
+  if (bytes != want)
+    return fail("its source is " + std::to_string(bytes) + " bytes, the load " +
+                std::to_string(want));
+  if (src.offset.multiple_of() % 4 != 0)
+    return fail("its byte offset is not provably a multiple of 4 (index the tensor through a "
+                "view whose last dimension holds the load's elements)");
   // The tensor's extent: row-major parameters only (their size is checked on the host).
   const ast::Param *param = nullptr;
   for (size_t i = 0; i < fn_->params.size() && i < fn_->function->params.size(); ++i)
     if (fn_->params[i] == sb.param)
       param = &fn_->function->params[i];
   if (!param || !param->annotation || param->annotation->arg_count() >= 3)
-    return std::nullopt;
+    return fail("its tensor parameter has an explicit layout (buffer loads address a row-major "
+                "tensor by its byte offset)");
   auto it = views_.find(sb.param);
   if (it == views_.end())
-    return std::nullopt;
+    return fail("its tensor parameter has no view");
   std::string extent =
       "static_cast<unsigned long long>(" + std::to_string(bytes_of(sb.dtype)) + ")";
   for (ExprRef d : it->second.shape)
@@ -924,14 +948,20 @@ std::optional<std::string> Lowerer::buffer_load_text(BuiltinId id, const View &s
          "), static_cast<unsigned int>(" + cpp(src.offset) + "))";
 }
 
-bool Lowerer::buffer_load(BuiltinId id, const View &dst, const View &src) {
+bool Lowerer::buffer_load(BuiltinId id, const View &dst, const View &src, const Range &at) {
   const auto n = element_count(dst);
   const auto m = element_count(src);
-  if (!n || !m || *n != *m || *n * bytes_of(dst.dtype) != *m * bytes_of(src.dtype))
+  if (!n || !m || *n != *m || *n * bytes_of(dst.dtype) != *m * bytes_of(src.dtype)) {
+    error(at, builtin_name(id) + " cannot be lowered: its destination does not hold the " +
+                  "loaded elements one for one");
     return false;
-  const auto load = buffer_load_text(id, src);
-  if (!load)
+  }
+  std::string why;
+  const auto load = buffer_load_text(id, src, &why);
+  if (!load) {
+    error(at, builtin_name(id) + " cannot be lowered as a buffer load: " + why);
     return false;
+  }
   const Buffer &sb = buffers_[static_cast<size_t>(src.buffer)];
   const int64_t bytes = *m * bytes_of(src.dtype);
   mark_written(dst);
@@ -1103,12 +1133,11 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     auto src = src_e ? view_of(*src_e) : std::nullopt;
     if (!src)
       return false;
-    if (id != BuiltinId::AmdDsReadB128 && buffer_load(id, dst, *src))
+    if (id != BuiltinId::AmdDsReadB128) {
+      buffer_load(id, dst, *src, call.range); // or an error: never a plain load
       return true;
-    const std::string what = id == BuiltinId::AmdDsReadB128
-                                 ? "amdgpu.ds_read_b128: one 16-byte LDS load"
-                                 : builtin_name(id) + ": a plain global load (no buffer resource)";
-    copy(dst, *src, what);
+    }
+    copy(dst, *src, "amdgpu.ds_read_b128: one 16-byte LDS load");
     return true;
   }
   return false;

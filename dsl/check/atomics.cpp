@@ -61,9 +61,10 @@ bool Machine::atomic_conflict(const AtomicLog &a, int64_t lane, int32_t &block,
     return true;
   }
   const bool unordered_atomic =
-      a.many_lanes ? a.epoch == epoch_ && (a.many_warps || warp_of(a.lane) != warp_of(lane) ||
-                                           a.warp_epoch == warp_epoch(lane))
-                   : unordered(a.epoch, a.warp_epoch, a.lane, lane);
+      a.many_lanes
+          ? a.epoch == epoch_ &&
+                (a.many_warps || warp_clock(warp_of(lane), warp_of(a.lane)) <= a.warp_epoch)
+          : unordered(a.epoch, a.warp_epoch, a.lane, lane);
   if (unordered_atomic) {
     block = a.block;
     thread = a.lane != lane ? a.lane : -1;
@@ -152,7 +153,7 @@ void Machine::atomic_update(BuiltinId id, const Expr &call, const View &v, const
       report_atomic_race("atomic-write", lane, call.range, b, index, l.writer_block, l.writer,
                          c.write_site, "updated atomically here and written plainly by ",
                          "written here");
-    } else if (reads_unordered(l, lane)) {
+    } else if (reads_unordered(l, lane, &b, index)) {
       report_atomic_race("atomic-read", lane, call.range, b, index, block_linear_,
                          l.reader != lane ? l.reader : -1, l.read_site,
                          "updated atomically here and read plainly by ", "read here");

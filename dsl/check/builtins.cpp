@@ -303,7 +303,8 @@ void Machine::syncwarp(const Expr &call, const Mask &m) {
     }
     if (inside < 0)
       continue;
-    warp_epoch_[static_cast<size_t>(warp_of(first))] += 1;
+    const int64_t warp = warp_of(first);
+    warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
     if (outside >= 0 && should_report("barrier-divergence", call.range)) {
       Where w;
       w.lane = inside;
@@ -315,6 +316,94 @@ void Machine::syncwarp(const Expr &call, const Mask &m) {
       v.data["missing_thread"] = thread_json(outside);
     }
   }
+}
+
+// barrier(id, n): bar.sync. The warps that reach it (whole warps, else
+// E0905) wait until n threads have arrived; then each is ordered after what
+// every other participant did before it. The interpreter runs a block's
+// threads in lockstep, so all participants must reach it at this statement:
+// fewer (the rest would arrive from another branch, which the checker runs
+// after this one, not alongside) is W0901, more is E0905.
+void Machine::named_barrier(const Expr &call, const Mask &m) {
+  const auto id = call.arg_count() > 0 ? sema_.constant_of(call.arg(0)) : std::nullopt;
+  const auto n = call.arg_count() > 1 ? sema_.constant_of(call.arg(1)) : std::nullopt;
+  if (!id || !n) {
+    not_interpreted(call.range, "this barrier's id or thread count is not a constant");
+    return;
+  }
+  const std::string name = "barrier(" + std::to_string(*id) + ", " + std::to_string(*n) + ")";
+  std::vector<int64_t> warps;
+  int64_t arrived = 0, first_inside = -1;
+  for (int64_t first = 0; first < lanes_; first += warp_size_) {
+    const int64_t end = std::min(lanes_, first + warp_size_);
+    int64_t inside = -1, outside = -1;
+    for (int64_t lane = first; lane < end; ++lane) {
+      int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
+      if (slot < 0)
+        slot = lane;
+    }
+    if (inside < 0)
+      continue;
+    if (first_inside < 0)
+      first_inside = inside;
+    warps.push_back(warp_of(first));
+    arrived += end - first;
+    if (outside >= 0 && should_report("barrier-divergence", call.range)) {
+      Where w;
+      w.lane = inside;
+      w.range = call.range;
+      Violation &v = report("barrier-divergence", "named-barrier", w,
+                            name + " is reached by " + thread_text(inside) + " but not by " +
+                                thread_text(outside) +
+                                " of the same warp: a named barrier counts whole warps");
+      v.data["missing_thread"] = thread_json(outside);
+    }
+  }
+  if (warps.empty())
+    return;
+  Where w;
+  w.lane = first_inside;
+  w.range = call.range;
+  if (*n > lanes_) {
+    if (should_report("barrier-divergence", call.range)) {
+      Violation &v =
+          report("barrier-divergence", "named-barrier", w,
+                 name + " waits for " + std::to_string(*n) + " threads but the block has " +
+                     std::to_string(lanes_) + ": it never completes (a hang)");
+      v.data["arrived"] = arrived;
+    }
+  } else if (arrived > *n) {
+    if (should_report("barrier-divergence", call.range)) {
+      Violation &v = report("barrier-divergence", "named-barrier", w,
+                            name + " is reached by " + std::to_string(arrived) +
+                                " threads at once, more than the " + std::to_string(*n) +
+                                " it counts: it completes before all of them arrive, and the "
+                                "rest start its next phase");
+      v.data["arrived"] = arrived;
+    }
+  } else if (arrived < *n && should_report("unproven", call.range)) {
+    Violation &v =
+        report("unproven", "named-barrier", w,
+               name + " is reached here by " + std::to_string(arrived) + " threads; the other " +
+                   std::to_string(*n - arrived) +
+                   " would arrive from another statement, which the checker runs after this "
+                   "one, not alongside it: what this rendezvous orders is not checked (accesses "
+                   "across it count as unordered)",
+               true);
+    v.data["arrived"] = arrived;
+  }
+  // Each participant passes a barrier of its own, then learns what every
+  // other participant knew.
+  for (int64_t warp : warps)
+    warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
+  std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
+  for (int64_t warp : warps)
+    for (int64_t of = 0; of < warps_; ++of)
+      joined[static_cast<size_t>(of)] =
+          std::max(joined[static_cast<size_t>(of)], warp_clock(warp, of));
+  for (int64_t warp : warps)
+    std::copy(joined.begin(), joined.end(),
+              warp_clock_.begin() + static_cast<std::ptrdiff_t>(warp * warps_));
 }
 
 // ballot / any_sync / all_sync over the active lanes of each warp: every
@@ -527,6 +616,9 @@ Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
   }
   case Syncthreads:
     syncthreads(call, m);
+    return Value{};
+  case Barrier:
+    named_barrier(call, m);
     return Value{};
   case Syncwarp:
     syncwarp(call, m);

@@ -283,7 +283,8 @@ Value Machine::index_view(View v, const std::vector<Value> &idx, const Expr &e, 
     auto outside = [&](size_t lane, int64_t x) {
       if (v.bad.empty())
         v.bad.assign(static_cast<size_t>(lanes_), 0);
-      if (!v.bad[lane] && should_report("out-of-bounds", e.range)) {
+      if (!v.bad[lane] && &e != range_checked_by_hardware_ &&
+          should_report("out-of-bounds", e.range)) {
         Where w;
         w.lane = static_cast<int64_t>(lane);
         w.range = e.range;

@@ -392,9 +392,9 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
                       "does not model";
     return false;
   }
-  if (calls.has(BuiltinId::Syncwarp)) {
-    reach.races_why = "the kernel orders warps with syncwarp(), and the proof's barrier "
-                      "intervals are block-wide";
+  if (calls.has(BuiltinId::Syncwarp) || calls.has(BuiltinId::Barrier)) {
+    reach.races_why = "the kernel orders warps with syncwarp() or named barriers, and the "
+                      "proof's barrier intervals are block-wide";
     return false;
   }
   if (calls.any(is_atomic)) {

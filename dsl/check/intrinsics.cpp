@@ -84,6 +84,8 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
     cp_async(transfer_bytes(id), call, m);
     return Value{};
   }
+  if (is_register_load(id) && id != BuiltinId::AmdDsReadB128)
+    return buffer_load(call, m);
   if (is_register_load(id)) {
     if (call.arg_count() < 1)
       return Value{};
@@ -385,7 +387,7 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         CellLog &l = b.log[static_cast<size_t>(idx)];
         // Overwriting what another thread read in this barrier interval is a race now,
         // whenever the copy lands.
-        if (reads_unordered(l, lane) && should_report("race", call.range)) {
+        if (reads_unordered(l, lane, &b, idx) && should_report("race", call.range)) {
           Where w = where_at(b, lane, idx, call.range);
           w.origin = l.read_site;
           Violation &viol = report("race", "read-write", w,

@@ -59,7 +59,8 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
   warp_size_ = kernel.target == sema::Target::Gfx942 ? 64 : 32;
   warp_shift_ = kernel.target == sema::Target::Gfx942 ? 6 : 5;
   const auto calls = calls_in(sema_, *kernel.function);
-  uses_syncwarp_ = calls.has(BuiltinId::Syncwarp);
+  uses_named_barriers_ = calls.has(BuiltinId::Barrier);
+  uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp);
   uses_wgmma_ = calls.any(is_wgmma);
 }
 
@@ -370,8 +371,14 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         l.many_reader_warps = false;
         l.read_site = current_site_;
       }
-      if (uses_syncwarp_) [[unlikely]]
+      if (uses_warp_clocks_) [[unlikely]]
         l.read_warp_epoch = warp_epoch(lane);
+      if (uses_named_barriers_ && b.space == MemorySpace::Shared) [[unlikely]] {
+        if (b.warp_reads.empty())
+          b.warp_reads.assign(b.log.size() * static_cast<size_t>(warps_), {-1, 0});
+        b.warp_reads[static_cast<size_t>((first + k) * warps_ + warp_of(lane))] = {
+            static_cast<int32_t>(epoch_), warp_epoch(lane)};
+      }
     } else if (!c.initialized) {
       poison = true;
       report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
@@ -392,6 +399,31 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
   if (trace_) [[unlikely]]
     trace_read(v.buffer, lane, first, at, tag, first_read, other_reader);
   return true;
+}
+
+bool Machine::reads_unordered(const CellLog &l, int64_t lane, const Buffer *b,
+                              int64_t index) const {
+  if (l.reader_block != block_linear_ || l.read_epoch != epoch_)
+    return false;
+  if (!l.many_readers)
+    return unordered(l.read_epoch, l.read_warp_epoch, l.reader, lane);
+  if (!uses_warp_clocks_)
+    return true;
+  const int64_t w = warp_of(lane);
+  // Readers of one warp: its latest read has the largest stamp. (Within the
+  // warp, a read by `lane` itself counts too: one reader is not kept per lane.)
+  if (!l.many_reader_warps)
+    return warp_clock(w, warp_of(l.reader)) <= l.read_warp_epoch;
+  // Readers of several warps: each warp's last read where kept (shared
+  // memory of a kernel with named barriers), else unordered.
+  if (!b || b->warp_reads.empty() || index < 0)
+    return true;
+  for (int64_t v = 0; v < warps_; ++v) {
+    const auto &[epoch, stamp] = b->warp_reads[static_cast<size_t>(index * warps_ + v)];
+    if (epoch == static_cast<int32_t>(epoch_) && warp_clock(w, v) <= stamp)
+      return true;
+  }
+  return false;
 }
 
 void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &at, const Tag *tag,
@@ -434,7 +466,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
                 unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
       if (should_report("race", at))
         report_writer_race("write-write", where(), b, l, c.write_site, "written here and by ");
-    } else if (reads_unordered(l, lane)) {
+    } else if (reads_unordered(l, lane, &b, index)) {
       if (should_report("race", at)) {
         Where w = where();
         w.origin = l.read_site;
@@ -488,7 +520,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
     log->writer = static_cast<int32_t>(lane);
     log->writer_block = static_cast<int32_t>(block_linear_);
     log->write_epoch = epoch_;
-    if (uses_syncwarp_) [[unlikely]]
+    if (uses_warp_clocks_) [[unlikely]]
       log->write_warp_epoch = warp_epoch(lane);
     log->writes += 1;
   }
@@ -674,7 +706,8 @@ void Machine::start_block() {
   wgmma_fence_clock_.clear();
   proxy_fence_clock_.clear();
   loads_.clear();
-  warp_epoch_.assign(static_cast<size_t>((lanes_ + warp_size_ - 1) / warp_size_), 0);
+  warps_ = (lanes_ + warp_size_ - 1) / warp_size_;
+  warp_clock_.assign(static_cast<size_t>(warps_ * warps_), 0);
   ++epoch_;
 }
 

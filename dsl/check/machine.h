@@ -187,7 +187,7 @@ struct CellLog {
   int32_t wgmma_site = -1;
   int64_t write_clock = -1; // Machine::proxy_clock_ at the last write (generic proxy)
   bool many_readers = false;
-  // syncwarp(): the warp epochs (Machine::warp_epoch_) of the last write and
+  // syncwarp(), barrier(): the warp stamps (Machine::warp_clock_) of the last write and
   // read, and whether readers of this interval were of several warps.
   int32_t write_warp_epoch = 0;
   int32_t read_warp_epoch = 0;
@@ -223,13 +223,16 @@ struct Buffer {
   std::string name;
   MemorySpace space = MemorySpace::Global;
   ScalarKind dtype = ScalarKind::F32;
-  int64_t cell_bytes = 4;                 // the dtype's, or less once refined (bytes.cpp)
-  int64_t split = 1;                      // cells per declared element: > 1 once refined
-  int64_t cells = 0;                      // per thread for local buffers
-  std::vector<Cell> data;                 // local: [i * threads + lane] (Machine::cell)
-  std::vector<CellLog> log;               // shared and global: [i]; local: empty
-  std::vector<GridReads> grid_reads;      // global: [i]; else empty
-  std::vector<AtomicLog> atomics;         // [i] once an atomic updated the buffer; else empty
+  int64_t cell_bytes = 4;            // the dtype's, or less once refined (bytes.cpp)
+  int64_t split = 1;                 // cells per declared element: > 1 once refined
+  int64_t cells = 0;                 // per thread for local buffers
+  std::vector<Cell> data;            // local: [i * threads + lane] (Machine::cell)
+  std::vector<CellLog> log;          // shared and global: [i]; local: empty
+  std::vector<GridReads> grid_reads; // global: [i]; else empty
+  std::vector<AtomicLog> atomics;    // [i] once an atomic updated the buffer; else empty
+  // Kernels with named barriers, shared buffers: per cell and warp, the
+  // (epoch, warp stamp) of that warp's last read (Machine::reads_unordered).
+  std::vector<std::pair<int32_t, int32_t>> warp_reads;
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
@@ -321,9 +324,12 @@ public:
   std::array<int64_t, 3> block_{0, 0, 0};
   int64_t block_linear_ = 0;
   int warp_size_ = 32;
-  int warp_shift_ = 5;         // log2(warp_size_)
-  bool uses_syncwarp_ = false; // else warp epochs stay 0 and accesses are not stamped
-  bool uses_wgmma_ = false;    // else shared writes are not stamped for the proxy-fence rule
+  int warp_shift_ = 5; // log2(warp_size_)
+  // syncwarp() or barrier(id, n): else the warp clocks stay 0 and accesses
+  // are not stamped.
+  bool uses_warp_clocks_ = false;
+  bool uses_named_barriers_ = false; // shared reads of several warps keep a stamp per warp
+  bool uses_wgmma_ = false;          // else shared writes are not stamped for the proxy-fence rule
   std::map<std::string, int64_t> sizes_;
 
   std::unordered_map<const Symbol *, Value> env_;
@@ -338,31 +344,30 @@ public:
   std::vector<LoopFrame> loops_;
   std::vector<LoopExit> exits_; // one per for/while loop being run (also while loops)
   int64_t epoch_ = 0;
-  // syncwarp() count per warp of the current block: two accesses of one warp
-  // in one barrier interval are ordered when a syncwarp() lies between them.
-  std::vector<int32_t> warp_epoch_;
+  // Vector clocks of the warps of the current block, within a syncthreads()
+  // interval: warp_clock_[w * warps_ + v] is what warp w knows of warp v's
+  // count of barriers (w's own entry: the syncwarp() and named barriers it
+  // passed). An access is stamped with its warp's own entry; a later access
+  // by warp w is ordered after it when w's entry for that warp is larger (a
+  // barrier both passed lies between). syncwarp() bumps the warp's own entry;
+  // barrier(id, n) bumps each participant's, then joins their clocks.
+  std::vector<int32_t> warp_clock_;
+  int64_t warps_ = 1;
   int64_t warp_of(int64_t lane) const { return lane >> warp_shift_; }
-  int32_t warp_epoch(int64_t lane) const { return warp_epoch_[static_cast<size_t>(warp_of(lane))]; }
-  // An access of `other` (stamped with epoch and warp epoch) and one of
+  int32_t warp_clock(int64_t warp, int64_t of) const {
+    return warp_clock_[static_cast<size_t>(warp * warps_ + of)];
+  }
+  int32_t warp_epoch(int64_t lane) const { return warp_clock(warp_of(lane), warp_of(lane)); }
+  // An access of `other` (stamped with epoch and warp stamp) and one of
   // `lane` now, in this block: unordered when no syncthreads() lies between
-  // and, for two lanes of one warp, no syncwarp() either.
+  // and no syncwarp() or named barrier that both warps passed.
   bool unordered(int64_t epoch, int32_t warp_stamp, int64_t other, int64_t lane) const {
     return epoch == epoch_ && other != lane &&
-           (!uses_syncwarp_ || warp_of(other) != warp_of(lane) || warp_stamp == warp_epoch(lane));
+           (!uses_warp_clocks_ || warp_clock(warp_of(lane), warp_of(other)) <= warp_stamp);
   }
   // The cell's reads of this block and interval that a write by `lane` races with.
-  bool reads_unordered(const CellLog &l, int64_t lane) const {
-    if (l.reader_block != block_linear_ || l.read_epoch != epoch_)
-      return false;
-    if (!l.many_readers)
-      return unordered(l.read_epoch, l.read_warp_epoch, l.reader, lane);
-    if (!uses_syncwarp_)
-      return true;
-    // Several readers: exact for readers of other warps; within the warp,
-    // ordered only when the latest read came before the last syncwarp().
-    return l.many_reader_warps || warp_of(l.reader) != warp_of(lane) ||
-           l.read_warp_epoch == warp_epoch(lane);
-  }
+  bool reads_unordered(const CellLog &l, int64_t lane, const Buffer *b = nullptr,
+                       int64_t index = -1) const;
   int64_t steps_ = 0;
   int64_t block_cells_ = 0;
   bool stopped_ = false;     // a budget ran out: nothing more is executed
@@ -570,6 +575,13 @@ public:
   Value shuffle(BuiltinId id, const ast::Expr &call, const Mask &m);
   void syncthreads(const ast::Expr &call, const Mask &m);
   void syncwarp(const ast::Expr &call, const Mask &m);
+  void named_barrier(const ast::Expr &call, const Mask &m);
+  // amdgpu.raw_buffer_load_x*: the hardware range check (buffer_loads.cpp).
+  Value buffer_load(const ast::Expr &call, const Mask &m);
+  // The subscript a buffer load addresses: an index outside its dimension is
+  // not an error there (the load reads the linear offset, or zeros past the
+  // tensor); every other subscript reports it.
+  const ast::Expr *range_checked_by_hardware_ = nullptr;
   Value warp_vote(BuiltinId id, const ast::Expr &call, const Mask &m);
   void async_commit(const Mask &m);
   void async_wait(int64_t keep, const Mask &m, const Range &at);

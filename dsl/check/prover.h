@@ -671,6 +671,18 @@ private:
         epoch_ = epoch_ + 1;
         ++barriers_;
       }
+      // A buffer load's source has no bounds to prove: the hardware checks
+      // its words against the tensor's size (Machine::buffer_load). Only the
+      // subscripts inside its indices are accesses.
+      if (is_register_load(callee) && callee != BuiltinId::AmdDsReadB128 && e.arg_count() >= 1 &&
+          e.arg(0).kind == ExprKind::Subscript && e.arg(0).operands[0] &&
+          e.arg(0).operands[0]->kind == ExprKind::Name) {
+        const Expr &src = e.arg(0);
+        for (size_t i = 1; i < src.operands.size(); ++i)
+          if (src.operands[i])
+            scan(*src.operands[i], path);
+        return;
+      }
       // A predicated copy reads its source only where `valid` holds.
       const Expr *valid = arg_of(e, 2, "valid");
       if (is_cp_async(callee) && valid) {

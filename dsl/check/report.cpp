@@ -84,7 +84,7 @@ std::string Machine::tag_text(const Tag &t) const {
     first = false;
   }
   if (t.zero && first)
-    return "{} (zeros of a predicated copy with valid=False)";
+    return "{} (zeros: a predicated copy with valid=False or a buffer load past the tensor)";
   return s + "}";
 }
 

@@ -19,7 +19,8 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
             ? std::max<int64_t>(1, kernel_.block[static_cast<size_t>(d)])
             : 1;
   lanes_ = block_dim_[0] * block_dim_[1] * block_dim_[2];
-  warp_epoch_.assign(static_cast<size_t>((lanes_ + warp_size_ - 1) / warp_size_), 0);
+  warps_ = (lanes_ + warp_size_ - 1) / warp_size_;
+  warp_clock_.assign(static_cast<size_t>(warps_ * warps_), 0);
   env_.clear();
   buffers_.clear();
   param_buffers_.clear();

@@ -31,6 +31,9 @@ struct FunctionScope {
   // Votes and syncwarp(): their group of lanes is a warp, 32 lanes on sm90
   // and 64 on gfx942 (checked once the kernel's target is known).
   std::vector<std::pair<Range, std::string>> warp_groups;
+  // Builtins that exist on sm90 only (a named barrier): the kernel targets
+  // sm90, and one declared for gfx942 gets an error there.
+  std::vector<std::pair<Range, std::string>> sm90_only;
 };
 
 class Analyzer {
@@ -57,6 +60,10 @@ public:
   void note_warp_group(Range range, std::string what) {
     if (scope_)
       scope_->warp_groups.emplace_back(range, std::move(what));
+  }
+  void note_sm90_only(Range range, std::string what) {
+    if (scope_)
+      scope_->sm90_only.emplace_back(range, std::move(what));
   }
   // The builtin a call resolved to (set before its result rule runs).
   BuiltinId builtin_of(const ast::Expr &call) const { return result_.builtin_of(call); }

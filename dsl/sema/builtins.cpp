@@ -422,6 +422,22 @@ template <BuiltinId Id> Type vote_result(Analyzer &analyzer, const Expr &call, c
   return Type::scalar_of(ScalarKind::Bool);
 }
 
+// barrier(id, threads): PTX bar.sync id, threads. Ids 1..15 (0 is the one
+// syncthreads() uses); the count is whole warps.
+Type barrier_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  if (const auto id = analyzer.constant(*args.args[0]); id && (*id < 1 || *id > 15))
+    analyzer.error(codes::kArgumentType, args.args[0]->range,
+                   "a named barrier's id is 1 to 15 (0 is the barrier of syncthreads()), got " +
+                       std::to_string(*id));
+  if (const auto n = analyzer.constant(*args.args[1]); n && (*n <= 0 || *n % 32 != 0 || *n > 1024))
+    analyzer.error(codes::kArgumentType, args.args[1]->range,
+                   "a named barrier counts whole warps: threads is a multiple of 32 from 32 to "
+                   "1024, got " +
+                       std::to_string(*n));
+  analyzer.note_sm90_only(call.range, "barrier(id, threads)");
+  return Type::void_type();
+}
+
 Type syncwarp_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
   analyzer.note_warp_group(call.range, "syncwarp");
   return Type::void_type();
@@ -706,6 +722,14 @@ std::vector<BuiltinSpec> make_table() {
        "Barrier for the lanes of this warp (gfx942: wavefront); orders their memory accesses. "
        "Every lane of the warp must reach it.",
        syncwarp_result},
+      {"",
+       "barrier",
+       {{"id", K::IntConst}, {"threads", K::IntConst}},
+       false,
+       "Named barrier `id` (1-15) for `threads` threads (whole warps) of the block (sm90: "
+       "bar.sync): each warp that reaches it waits until that many threads have; it orders the "
+       "memory accesses of those warps only. A kernel that calls it targets sm90.",
+       barrier_result},
       {"",
        "threadfence",
        {{"scope", K::String, true}},

@@ -635,6 +635,7 @@ void Analyzer::check_recursion_and_targets() {
     std::set<std::string> namespaces;
     std::vector<std::pair<Range, int64_t>> wide_shuffles;
     std::vector<std::pair<Range, std::string>> warp_groups;
+    std::vector<std::pair<Range, std::string>> sm90_only;
     Range first_use[2];
     bool has_use[2] = {false, false};
     int64_t shared = 0;
@@ -651,6 +652,7 @@ void Analyzer::check_recursion_and_targets() {
       shared += s.info ? s.info->shared_bytes : 0;
       wide_shuffles.insert(wide_shuffles.end(), s.wide_shuffles.begin(), s.wide_shuffles.end());
       warp_groups.insert(warp_groups.end(), s.warp_groups.begin(), s.warp_groups.end());
+      sm90_only.insert(sm90_only.end(), s.sm90_only.begin(), s.sm90_only.end());
       for (const auto &[callee, site] : s.calls) {
         if (reached.insert(callee).second)
           work.push_back(callee);
@@ -678,6 +680,17 @@ void Analyzer::check_recursion_and_targets() {
         d.related.push_back({first_use[other], "intrinsic used here"});
       }
       info.target = info.declared_target;
+    }
+    // An sm90-only builtin makes a kernel of no target an sm90 kernel, as an
+    // nvvm.* intrinsic does; on gfx942 it does not exist.
+    for (const auto &[range, what] : sm90_only) {
+      if (info.target == Target::Any)
+        info.target = Target::Sm90;
+      if (info.target == Target::Gfx942)
+        error(codes::kUnknownFunction, range,
+              what + " exists on sm90 only (PTX bar.sync with a thread count); kernel '" +
+                  info.function->name +
+                  "' targets gfx942, whose only workgroup barrier is syncthreads()");
     }
     // A vote or syncwarp() groups the lanes of a warp: 32 on sm90, 64 on
     // gfx942. With more than 32 threads in a block the groups differ, so a
