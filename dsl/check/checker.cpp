@@ -521,13 +521,17 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     std::vector<std::optional<RunOutcome>> outcomes(runs.size());
     std::mutex done_mutex;
     std::condition_variable done;
-    std::atomic<size_t> next{from};
-    std::atomic<bool> give_up{false}; // a run was interrupted: later ones are not merged
+    // Last run first: later instances are the larger ones (relaxed, grown)
+    // and later content choices the fuller ones, so the longest runs start
+    // first and the short ones fill in. Every run is taken: an interrupted
+    // check (cancel, deadline) ends each of them at once.
+    std::atomic<size_t> taken{0};
+    const size_t count = runs.size() - from;
     const auto work = [&] {
-      for (size_t r; !give_up && (r = next++) < runs.size();) {
+      for (size_t k; (k = taken++) < count;) {
+        const size_t r = runs.size() - 1 - k;
         RunOutcome outcome = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
         const std::lock_guard<std::mutex> lock(done_mutex);
-        give_up = give_up || outcome.interrupted;
         outcomes[r] = std::move(outcome);
         done.notify_all();
       }
@@ -543,8 +547,7 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       if (workers == 0) {
         outcomes[r] = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
       } else {
-        // Every run before the first interrupted one is taken (in order) and
-        // finishes; the merge stops at that one.
+        // The merge stops at the first interrupted run.
         std::unique_lock<std::mutex> lock(done_mutex);
         done.wait(lock, [&] { return outcomes[r].has_value(); });
       }
@@ -602,7 +605,6 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         break;
       }
     }
-    give_up = true;
     for (std::thread &t : threads)
       t.join();
     return finished_all && !report.interrupted;
