@@ -1190,6 +1190,35 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
     return;
   }
+  if (cuda && (id == BuiltinId::NvvmMbarrierInit || id == BuiltinId::NvvmMbarrierArrive ||
+               id == BuiltinId::NvvmMbarrierWait)) {
+    const Expr *be = call_arg(call, 0, "bar");
+    auto bar = be ? view_of(*be) : std::nullopt;
+    if (!bar)
+      return;
+    const std::string addr = "argus_smem_addr(" + address_of(*bar) + ")";
+    if (id == BuiltinId::NvvmMbarrierInit) {
+      mark_written(*bar);
+      const Expr *count = call_arg(call, 1, "count");
+      line("asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\\n\" :: \"r\"(" + addr +
+           "), \"r\"(static_cast<uint32_t>(" + (count ? expr(*count) : std::string("1")) +
+           ")) : \"memory\");");
+    } else if (id == BuiltinId::NvvmMbarrierArrive) {
+      line("asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\\n\" :: \"r\"(" + addr +
+           ") : \"memory\");");
+    } else {
+      // try_wait.parity may return before the phase completes (a time limit):
+      // ask again until it has.
+      const Expr *phase = call_arg(call, 1, "phase");
+      line("for (uint32_t argus_done = 0; !argus_done;)");
+      line("  asm volatile(\"{ .reg .pred argus_p; mbarrier.try_wait.parity.shared::cta.b64 "
+           "argus_p, [%1], %2; selp.u32 %0, 1, 0, argus_p; }\\n\"");
+      line("               : \"=r\"(argus_done) : \"r\"(" + addr +
+           "), \"r\"(static_cast<uint32_t>(" + (phase ? expr(*phase) : std::string("0")) +
+           ") & 1u) : \"memory\");");
+    }
+    return;
+  }
   if (cuda && id == BuiltinId::NvvmWgmmaFence) {
     line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");");
     return;

@@ -75,6 +75,11 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   case BuiltinId::NvvmFenceProxyAsync:
     fence_proxy_async(m);
     return Value{};
+  case BuiltinId::NvvmMbarrierInit:
+  case BuiltinId::NvvmMbarrierArrive:
+  case BuiltinId::NvvmMbarrierWait:
+    mbarrier_op(id, call, m);
+    return Value{};
   default:
     break;
   }

@@ -60,7 +60,8 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
   warp_shift_ = kernel.target == sema::Target::Gfx942 ? 6 : 5;
   const auto calls = calls_in(sema_, *kernel.function);
   uses_named_barriers_ = calls.has(BuiltinId::Barrier);
-  uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp);
+  uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp) ||
+                      calls.has(BuiltinId::NvvmMbarrierArrive);
   uses_wgmma_ = calls.any(is_wgmma);
 }
 
@@ -706,6 +707,7 @@ void Machine::start_block() {
   wgmma_fence_clock_.clear();
   proxy_fence_clock_.clear();
   loads_.clear();
+  mbarriers_.clear();
   warps_ = (lanes_ + warp_size_ - 1) / warp_size_;
   warp_clock_.assign(static_cast<size_t>(warps_ * warps_), 0);
   ++epoch_;

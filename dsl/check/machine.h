@@ -576,6 +576,17 @@ public:
   void syncthreads(const ast::Expr &call, const Mask &m);
   void syncwarp(const ast::Expr &call, const Mask &m);
   void named_barrier(const ast::Expr &call, const Mask &m);
+  // mbarriers (mbarriers.cpp), per barrier cell of a shared buffer, reset per
+  // block: the arrivals the current phase still needs, the phases completed,
+  // and the warp clocks their arrivers had (what a waiter is ordered after).
+  struct MBarrier {
+    int64_t count = 0, pending = 0, phase = 0;
+    std::vector<int32_t> arrived;                   // join of the current phase's arrivers' clocks
+    std::array<std::vector<int32_t>, 2> completed;  // by parity: the last such phase's join
+    std::array<int64_t, 2> completed_epoch{-1, -1}; // syncthreads() interval it completed in
+  };
+  std::map<std::pair<int, int64_t>, MBarrier> mbarriers_;
+  void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
   // amdgpu.raw_buffer_load_x*: the hardware range check (buffer_loads.cpp).
   Value buffer_load(const ast::Expr &call, const Mask &m);
   // The subscript a buffer load addresses: an index outside its dimension is

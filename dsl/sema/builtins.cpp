@@ -989,6 +989,32 @@ std::vector<BuiltinSpec> make_table() {
                "wgmma.wait_group.sync.aligned n: waits until at most n groups are in flight; "
                "their accumulators may then be read and their operands overwritten.",
                ranged_constants<0, 7>});
+  // mbarriers: one u64 element of a shared tensor each.
+  const TensorReq mbarrier{MemorySpace::Shared, ScalarKind::U64, 0, 8, false};
+  t.push_back({"nvvm",
+               "mbarrier_init",
+               {{"bar", K::Place, false, mbarrier}, {"count", K::Integer}},
+               false,
+               "mbarrier.init.shared::cta.b64: bar (a u64 element of a shared tensor) becomes an "
+               "mbarrier whose phases complete after `count` arrivals. Once, by one thread, "
+               "before a syncthreads() that the other users pass.",
+               void_result});
+  t.push_back({"nvvm",
+               "mbarrier_arrive",
+               {{"bar", K::Place, false, mbarrier}},
+               false,
+               "mbarrier.arrive.shared::cta.b64: this thread arrives on bar's current phase; the "
+               "phase completes at the count-th arrival, and what the arriving threads did before "
+               "happens before what its waiters do after.",
+               void_result});
+  t.push_back({"nvvm",
+               "mbarrier_wait",
+               {{"bar", K::Place, false, mbarrier}, {"phase", K::Integer}},
+               false,
+               "mbarrier.try_wait.parity in a loop: waits until the phase of parity `phase` (0 or "
+               "1) has completed. It returns at once when the current phase's parity differs "
+               "from `phase` (the phase before it completed): the parity says which phase.",
+               void_result});
   // amdgpu (gfx942).
   t.push_back(
       {"amdgpu",

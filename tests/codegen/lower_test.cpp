@@ -196,6 +196,30 @@ def groups(X: Tensor((256,), f32)):
   EXPECT_CONTAINS(device_part(r.source), "asm volatile(\"bar.sync 1, 128;\" ::: \"memory\");");
 }
 
+// mbarriers: init, arrive and a try_wait.parity loop on the element's shared address.
+TEST(Lower, MbarriersArePtxOnTheSharedAddress) {
+  const char *source = R"(
+@kernel(grid=1, block=128, target="sm90")
+def bars(X: Tensor((128,), f32)):
+    b = make_shared((2,), u64)
+    t = thread_id()
+    if t == 0:
+        nvvm.mbarrier_init(b[1], 128)
+    syncthreads()
+    nvvm.mbarrier_arrive(b[1])
+    nvvm.mbarrier_wait(b[1], t // 64)
+    X[t] = 1.0
+)";
+  const LowerResult r = lower_text(source, GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok) << r.source;
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "mbarrier.init.shared::cta.b64 [%0], %1;");
+  EXPECT_CONTAINS(device, "argus_smem_addr(&b[1])");
+  EXPECT_CONTAINS(device, "mbarrier.arrive.shared::cta.b64 _, [%0];");
+  EXPECT_CONTAINS(device, "mbarrier.try_wait.parity.shared::cta.b64");
+  EXPECT_CONTAINS(device, "for (uint32_t argus_done = 0; !argus_done;)");
+}
+
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
   const LowerResult r = lower_text(kElementwise, GpuTarget::Sm90);
   const std::string device = device_part(r.source);
