@@ -1190,8 +1190,28 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
     return;
   }
+  if (cuda && id == BuiltinId::NvvmCpAsyncBulk) {
+    const Expr *de = call_arg(call, 0, "dst");
+    const Expr *se = call_arg(call, 1, "src");
+    const Expr *be = call_arg(call, 2, "bar");
+    auto dst = de ? view_of(*de) : std::nullopt;
+    auto src = se ? view_of(*se) : std::nullopt;
+    auto bar = be ? view_of(*be) : std::nullopt;
+    const auto n = dst ? element_count(*dst) : std::nullopt;
+    if (!dst || !src || !bar || !n)
+      return;
+    mark_written(*dst);
+    const std::string bytes = std::to_string(*n * bytes_of(dst->dtype));
+    line("asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+         "[%0], [%1], " +
+         bytes + ", [%2];\\n\"");
+    line("             :: \"r\"(argus_smem_addr(" + address_of(*dst) + ")), \"l\"(" +
+         address_of(*src) + "), \"r\"(argus_smem_addr(" + address_of(*bar) + "))");
+    line("             : \"memory\");");
+    return;
+  }
   if (cuda && (id == BuiltinId::NvvmMbarrierInit || id == BuiltinId::NvvmMbarrierArrive ||
-               id == BuiltinId::NvvmMbarrierWait)) {
+               id == BuiltinId::NvvmMbarrierExpectTx || id == BuiltinId::NvvmMbarrierWait)) {
     const Expr *be = call_arg(call, 0, "bar");
     auto bar = be ? view_of(*be) : std::nullopt;
     if (!bar)
@@ -1206,6 +1226,11 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     } else if (id == BuiltinId::NvvmMbarrierArrive) {
       line("asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\\n\" :: \"r\"(" + addr +
            ") : \"memory\");");
+    } else if (id == BuiltinId::NvvmMbarrierExpectTx) {
+      const Expr *bytes = call_arg(call, 1, "bytes");
+      line("asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\\n\" :: \"r\"(" +
+           addr + "), \"r\"(static_cast<uint32_t>(" + (bytes ? expr(*bytes) : std::string("0")) +
+           ")) : \"memory\");");
     } else {
       // try_wait.parity may return before the phase completes (a time limit):
       // ask again until it has.

@@ -78,7 +78,11 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   case BuiltinId::NvvmMbarrierInit:
   case BuiltinId::NvvmMbarrierArrive:
   case BuiltinId::NvvmMbarrierWait:
+  case BuiltinId::NvvmMbarrierExpectTx:
     mbarrier_op(id, call, m);
+    return Value{};
+  case BuiltinId::NvvmCpAsyncBulk:
+    cp_async_bulk(call, m);
     return Value{};
   default:
     break;

@@ -61,7 +61,8 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
   const auto calls = calls_in(sema_, *kernel.function);
   uses_named_barriers_ = calls.has(BuiltinId::Barrier);
   uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp) ||
-                      calls.has(BuiltinId::NvvmMbarrierArrive);
+                      calls.has(BuiltinId::NvvmMbarrierArrive) ||
+                      calls.has(BuiltinId::NvvmMbarrierExpectTx);
   uses_wgmma_ = calls.any(is_wgmma);
 }
 

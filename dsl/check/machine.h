@@ -584,9 +584,26 @@ public:
     std::vector<int32_t> arrived;                   // join of the current phase's arrivers' clocks
     std::array<std::vector<int32_t>, 2> completed;  // by parity: the last such phase's join
     std::array<int64_t, 2> completed_epoch{-1, -1}; // syncthreads() interval it completed in
+    int64_t tx = 0; // bytes announced (expect_tx) less bytes delivered, this phase
+    // Bulk copies counted on this barrier, not landed yet: (lane, write, bytes
+    // of its copy when it is the copy's first write, else 0).
+    struct Landing {
+      int64_t lane;
+      PendingWrite write;
+      int64_t bytes;
+    };
+    std::vector<Landing> landing;
   };
   std::map<std::pair<int, int64_t>, MBarrier> mbarriers_;
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
+  void cp_async_bulk(const ast::Expr &call, const Mask &m);
+  // Lands the bulk copies counted on `bar` (their bytes leave its tx count);
+  // each issuing warp then counts as an arrival for the phase's order.
+  void land_bulk_copies(MBarrier &bar);
+  void complete_phase_if_done(MBarrier &bar);
+  // After a reported deadlock or byte-count error: the phase counts as
+  // completed for `lane`'s warp (no cascade of errors after the first).
+  void force_phase(MBarrier &bar, int64_t lane);
   // amdgpu.raw_buffer_load_x*: the hardware range check (buffer_loads.cpp).
   Value buffer_load(const ast::Expr &call, const Mask &m);
   // The subscript a buffer load addresses: an index outside its dimension is

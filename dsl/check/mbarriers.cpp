@@ -35,7 +35,7 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
                                 "this mbarrier operation");
     return;
   }
-  Value operand;
+  Value operand; // count, bytes or phase
   if (id != BuiltinId::NvvmMbarrierArrive) {
     operand = data(call.arg(1), m);
     if (operand.kind != ValueKind::Data) {
@@ -89,7 +89,7 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
   if (id == BuiltinId::NvvmMbarrierInit || lanes.empty())
     return;
 
-  if (id == BuiltinId::NvvmMbarrierArrive) {
+  if (id == BuiltinId::NvvmMbarrierArrive || id == BuiltinId::NvvmMbarrierExpectTx) {
     // Each arriving warp passes a barrier of its own (its later accesses are
     // not ordered before the waiters), then its clock joins the phase's.
     std::vector<uint8_t> bumped(static_cast<size_t>(warps_), 0);
@@ -102,14 +102,21 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
       for (int64_t of = 0; of < warps_; ++of)
         bar->arrived[static_cast<size_t>(of)] =
             std::max(bar->arrived[static_cast<size_t>(of)], warp_clock(warp, of));
-      if (--bar->pending == 0) {
-        const size_t parity = static_cast<size_t>(bar->phase % 2);
-        bar->completed[parity] = bar->arrived;
-        bar->completed_epoch[parity] = epoch_;
-        bar->phase += 1;
-        bar->pending = bar->count;
-        std::fill(bar->arrived.begin(), bar->arrived.end(), 0);
+      if (id == BuiltinId::NvvmMbarrierExpectTx)
+        bar->tx += operand.at(static_cast<size_t>(lane));
+      if (bar->pending == 0 && should_report("barrier-divergence", call.range)) {
+        // Every arrival is in and the phase waits for bytes only.
+        Where w;
+        w.lane = lane;
+        w.range = call.range;
+        report("barrier-divergence", "mbarrier", w,
+               "one arrival more than the " + std::to_string(bar->count) + " that phase " +
+                   std::to_string(bar->phase) + " of " + name +
+                   " counts (it still waits for the bytes of its copies)");
+        continue;
       }
+      bar->pending -= 1;
+      complete_phase_if_done(*bar);
     }
     return;
   }
@@ -131,21 +138,50 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
       }
       continue;
     }
-    // The phase waited for has not completed and, in lockstep, no thread
+    // The phase waited for has not completed: its bulk copies land now (the
+    // wait is where the threads observe them), then, in lockstep, no thread
     // waiting here can arrive on it any more.
+    land_bulk_copies(*bar);
+    complete_phase_if_done(*bar);
+    if (bar->phase % 2 != parity) {
+      const size_t p = static_cast<size_t>(parity);
+      const int64_t warp = warp_of(lane);
+      for (int64_t of = 0; of < warps_; ++of) {
+        int32_t &c = warp_clock_[static_cast<size_t>(warp * warps_ + of)];
+        c = std::max(c, bar->completed[p][static_cast<size_t>(of)]);
+      }
+      continue;
+    }
     Where w;
     w.lane = lane;
     w.range = call.range;
-    const std::string needs = std::to_string(bar->pending) + " more arrival" +
-                              (bar->pending == 1 ? "" : "s") + " of " + std::to_string(bar->count);
+    if (bar->tx < 0) {
+      if (should_report("barrier-divergence", call.range)) {
+        Violation &viol = report(
+            "barrier-divergence", "mbarrier-tx", w,
+            "the copies counted on " + name + " deliver " + std::to_string(-bar->tx) +
+                " bytes more than expect_tx announced for phase " + std::to_string(bar->phase) +
+                ": the transaction count goes below zero (the phase may complete before the "
+                "data is in)");
+        viol.data["bytes"] = -bar->tx;
+      }
+      force_phase(*bar, lane);
+      continue;
+    }
+    const std::string needs =
+        bar->pending > 0 ? std::to_string(bar->pending) + " more arrival" +
+                               (bar->pending == 1 ? "" : "s") + " of " + std::to_string(bar->count)
+                         : std::to_string(bar->tx) + " bytes that no copy counted on it delivers "
+                                                     "(expect_tx announced more)";
     if (whole_block) {
       if (should_report("barrier-divergence", call.range)) {
         Violation &viol =
-            report("barrier-divergence", "mbarrier-deadlock", w,
+            report("barrier-divergence", bar->pending > 0 ? "mbarrier-deadlock" : "mbarrier-tx", w,
                    "deadlock: the wait on phase " + std::to_string(bar->phase) + " (parity " +
                        std::to_string(parity) + ") of " + name + " never returns: it needs " +
                        needs + " and every thread of the block is waiting here");
         viol.data["pending"] = bar->pending;
+        viol.data["bytes"] = bar->tx;
         viol.data["phase"] = bar->phase;
       }
     } else if (should_report("unproven", call.range)) {
@@ -155,7 +191,157 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
                  "one after the other, not alongside: this rendezvous is not checked",
              true);
     }
-    break;
+    // Reported: the threads go on as if the phase had completed, so that one
+    // error does not cascade into races after it.
+    force_phase(*bar, lane);
+  }
+}
+
+void Machine::force_phase(MBarrier &bar, int64_t lane) {
+  // The forced phase carries the order of the phases completed before it in
+  // this interval (when the parity was one phase off: the one meant), and
+  // every waiter, this one and the next, joins it.
+  for (size_t p = 0; p < 2; ++p)
+    if (bar.completed_epoch[p] == epoch_)
+      for (int64_t of = 0; of < warps_; ++of)
+        bar.arrived[static_cast<size_t>(of)] = std::max(bar.arrived[static_cast<size_t>(of)],
+                                                        bar.completed[p][static_cast<size_t>(of)]);
+  const size_t p = static_cast<size_t>(bar.phase % 2);
+  bar.pending = 0;
+  bar.tx = 0;
+  complete_phase_if_done(bar);
+  const int64_t warp = warp_of(lane);
+  for (int64_t of = 0; of < warps_; ++of) {
+    int32_t &c = warp_clock_[static_cast<size_t>(warp * warps_ + of)];
+    c = std::max(c, bar.completed[p][static_cast<size_t>(of)]);
+  }
+}
+
+void Machine::complete_phase_if_done(MBarrier &bar) {
+  if (bar.pending != 0 || bar.tx != 0)
+    return;
+  const size_t parity = static_cast<size_t>(bar.phase % 2);
+  bar.completed[parity] = bar.arrived;
+  bar.completed_epoch[parity] = epoch_;
+  bar.phase += 1;
+  bar.pending = bar.count;
+  std::fill(bar.arrived.begin(), bar.arrived.end(), 0);
+}
+
+void Machine::land_bulk_copies(MBarrier &bar) {
+  std::vector<uint8_t> issued(static_cast<size_t>(warps_), 0);
+  for (const MBarrier::Landing &l : bar.landing) {
+    const PendingWrite &w = l.write;
+    bar.tx -= l.bytes;
+    issued[static_cast<size_t>(warp_of(l.lane))] = 1;
+    Buffer &b = buffers_[static_cast<size_t>(w.buffer)];
+    if (b.log[static_cast<size_t>(w.cell)].pending_lane != static_cast<int32_t>(l.lane))
+      continue; // overwritten meanwhile (reported as a race there)
+    const Site &site = sites_[static_cast<size_t>(w.site)];
+    const ast::Stmt *saved = current_stmt_;
+    current_stmt_ = site.stmt;
+    write_cell(w.buffer, l.lane, w.cell, site.range, &w.tag, w.value, true);
+    current_stmt_ = saved;
+  }
+  bar.landing.clear();
+  // The completion of an issuing warp's copies is an arrival of that warp for
+  // the order: its landed bytes happen before the waiters' reads.
+  for (int64_t warp = 0; warp < warps_; ++warp) {
+    if (!issued[static_cast<size_t>(warp)])
+      continue;
+    warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
+    for (int64_t of = 0; of < warps_; ++of)
+      bar.arrived[static_cast<size_t>(of)] =
+          std::max(bar.arrived[static_cast<size_t>(of)], warp_clock(warp, of));
+  }
+}
+
+// cp_async_bulk(dst, src, bar): the copy is pending on dst's cells (a read
+// before the wait is E0906, a write a race) and counted on bar, where it
+// lands at the first wait that needs the phase.
+void Machine::cp_async_bulk(const Expr &call, const Mask &m) {
+  if (call.arg_count() < 3)
+    return;
+  const Value dst = eval(call.arg(0), m);
+  const Value src = eval(call.arg(1), m);
+  const Value barv = eval(call.arg(2), m);
+  if (dst.kind != ValueKind::View || src.kind != ValueKind::View || barv.kind != ValueKind::View) {
+    not_interpreted(call.range, "the checker has no view (one for every thread) for an operand "
+                                "of this bulk copy");
+    return;
+  }
+  const View &d = *dst.view, &sv = *src.view;
+  const int64_t bytes = d.elements() * dtype_bytes(d.dtype);
+  const int64_t src_bytes = sv.elements() * dtype_bytes(sv.dtype);
+  const int32_t site = site_of(call.range);
+  const auto layout_error = [&](int64_t lane, const std::string &what) {
+    if (!should_report("operand-layout", call.range))
+      return;
+    Where w;
+    w.lane = lane;
+    w.range = call.range;
+    report("operand-layout", "bulk-copy", w, "cp_async_bulk " + what);
+  };
+  const int64_t first_lane = first_active(m);
+  if (first_lane < 0)
+    return;
+  if (bytes != src_bytes || bytes % 16 != 0 || bytes == 0) {
+    layout_error(first_lane, "copies whole 16-byte units between views of one size: dst is " +
+                                 std::to_string(bytes) + " bytes, src " +
+                                 std::to_string(src_bytes));
+    return;
+  }
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)] || d.is_bad(static_cast<size_t>(lane)) ||
+        sv.is_bad(static_cast<size_t>(lane)))
+      continue;
+    for (const View *v : {&d, &sv}) {
+      const int64_t start = element_byte_offset(*v, lane, 0);
+      const int64_t eb = dtype_bytes(v->dtype);
+      bool contiguous = start % 16 == 0;
+      for (int64_t e = 1; e < v->elements() && contiguous; ++e)
+        contiguous = element_byte_offset(*v, lane, e) == start + e * eb;
+      if (!contiguous) {
+        layout_error(lane, std::string("needs a contiguous, 16-byte aligned ") +
+                               (v == &d ? "destination" : "source") + " (byte offset " +
+                               std::to_string(start) + ")");
+        return;
+      }
+    }
+    if (buffers_[static_cast<size_t>(d.buffer)].swizzle) {
+      layout_error(lane, "writes its bytes in order: a swizzled destination needs a tensor map "
+                         "(TMA), not a bulk copy");
+      return;
+    }
+  }
+  // The barrier of each lane.
+  std::vector<MBarrier *> bars(static_cast<size_t>(lanes_), nullptr);
+  const View &bv = *barv.view;
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    if (!m[static_cast<size_t>(lane)] || bv.is_bad(static_cast<size_t>(lane)))
+      continue;
+    Tag t;
+    int64_t value = 0, cell = -1;
+    if (!read_element(bv, lane, 0, call.range, t, value, &cell))
+      continue;
+    if (auto it = mbarriers_.find({bv.buffer, cell}); it != mbarriers_.end())
+      bars[static_cast<size_t>(lane)] = &it->second;
+  }
+  std::vector<size_t> before(static_cast<size_t>(lanes_));
+  for (int64_t lane = 0; lane < lanes_; ++lane)
+    before[static_cast<size_t>(lane)] = open_group_[static_cast<size_t>(lane)].size();
+  cp_async_places(bytes, call, dst, src, m, false);
+  current_site_ = site;
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
+    auto &group = open_group_[static_cast<size_t>(lane)];
+    const size_t from = before[static_cast<size_t>(lane)];
+    if (group.size() == from)
+      continue;
+    MBarrier *bar = bars[static_cast<size_t>(lane)];
+    for (size_t k = from; k < group.size(); ++k)
+      if (bar)
+        bar->landing.push_back({lane, group[k], k == from ? bytes : 0});
+    group.resize(from); // counted on the barrier, not on a commit group
   }
 }
 

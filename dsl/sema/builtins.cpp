@@ -1008,6 +1008,24 @@ std::vector<BuiltinSpec> make_table() {
                "happens before what its waiters do after.",
                void_result});
   t.push_back({"nvvm",
+               "mbarrier_arrive_expect_tx",
+               {{"bar", K::Place, false, mbarrier}, {"bytes", K::Integer}},
+               false,
+               "mbarrier.arrive.expect_tx.shared::cta.b64: this thread arrives on bar's current "
+               "phase and announces `bytes` that async copies (cp_async_bulk) will deliver to it; "
+               "the phase completes once every arrival and every byte is in.",
+               void_result});
+  t.push_back({"nvvm",
+               "cp_async_bulk",
+               {{"dst", K::Place, false, TensorReq{MemorySpace::Shared, std::nullopt, 0, 0, false}},
+                {"src", K::Place, false, TensorReq{MemorySpace::Global, std::nullopt, 0, 0, false}},
+                {"bar", K::Place, false, mbarrier}},
+               false,
+               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: the TMA engine "
+               "copies src (contiguous, a multiple of 16 bytes, 16-byte aligned) to dst "
+               "asynchronously and counts the bytes on bar; read dst after a wait on bar.",
+               void_result});
+  t.push_back({"nvvm",
                "mbarrier_wait",
                {{"bar", K::Place, false, mbarrier}, {"phase", K::Integer}},
                false,

@@ -209,6 +209,10 @@ def bars(X: Tensor((128,), f32)):
     nvvm.mbarrier_arrive(b[1])
     nvvm.mbarrier_wait(b[1], t // 64)
     X[t] = 1.0
+    tile = make_shared((128,), f32)
+    if t == 0:
+        nvvm.mbarrier_arrive_expect_tx(b[0], 512)
+        nvvm.cp_async_bulk(tile, X, b[0])
 )";
   const LowerResult r = lower_text(source, GpuTarget::Sm90);
   ASSERT_TRUE(r.ok) << r.source;
@@ -218,6 +222,10 @@ def bars(X: Tensor((128,), f32)):
   EXPECT_CONTAINS(device, "mbarrier.arrive.shared::cta.b64 _, [%0];");
   EXPECT_CONTAINS(device, "mbarrier.try_wait.parity.shared::cta.b64");
   EXPECT_CONTAINS(device, "for (uint32_t argus_done = 0; !argus_done;)");
+  EXPECT_CONTAINS(device, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;");
+  EXPECT_CONTAINS(device,
+                  "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                  "512, [%2];");
 }
 
 TEST(Lower, TagsAndAssumeLeaveNoTraceButLineDirectivesDo) {
