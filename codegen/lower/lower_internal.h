@@ -126,6 +126,8 @@ public:
 
   // expr.cpp: views
   std::optional<View> view_of(const ast::Expr &e);
+  // The view of a call's argument (by position or keyword), if it has one.
+  std::optional<View> arg_view(const ast::Expr &call, size_t index, const char *name);
   View buffer_view(int buffer, const std::vector<layout::ExprRef> &shape,
                    const std::vector<layout::ExprRef> &strides);
   std::vector<layout::ExprRef> row_major(const std::vector<layout::ExprRef> &shape);

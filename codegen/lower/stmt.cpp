@@ -992,6 +992,11 @@ bool Lowerer::buffer_load(BuiltinId id, const View &dst, const View &src, const 
 // ---------------------------------------------------------------------------
 // Intrinsics.
 
+std::optional<View> Lowerer::arg_view(const Expr &call, size_t index, const char *name) {
+  const Expr *e = call_arg(call, index, name);
+  return e ? view_of(*e) : std::nullopt;
+}
+
 bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
   const BuiltinId id = builtin_of(call);
   const bool cuda = target_ == GpuTarget::Sm90;
@@ -1027,12 +1032,9 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
     return true;
   }
   if ((id == BuiltinId::NvvmMmaBf16 || id == BuiltinId::NvvmMmaF16) && cuda) {
-    const Expr *ae = call_arg(call, 0, "a");
-    const Expr *be = call_arg(call, 1, "b");
-    const Expr *ce = call_arg(call, 2, "c");
-    auto a = ae ? view_of(*ae) : std::nullopt;
-    auto b = be ? view_of(*be) : std::nullopt;
-    auto c = ce ? view_of(*ce) : std::nullopt;
+    auto a = arg_view(call, 0, "a");
+    auto b = arg_view(call, 1, "b");
+    auto c = arg_view(call, 2, "c");
     if (!a || !b || !c)
       return false;
     const auto ar = element_refs(*a);
@@ -1067,12 +1069,9 @@ bool Lowerer::intrinsic_into(const Expr &call, const View &dst) {
   if ((id == BuiltinId::AmdMfma32x32x8Bf16 || id == BuiltinId::AmdMfma16x16x16Bf16 ||
        id == BuiltinId::AmdMfma16x16x32Fp8) &&
       !cuda) {
-    const Expr *ae = call_arg(call, 0, "a");
-    const Expr *be = call_arg(call, 1, "b");
-    const Expr *ce = call_arg(call, 2, "c");
-    auto a = ae ? view_of(*ae) : std::nullopt;
-    auto b = be ? view_of(*be) : std::nullopt;
-    auto c = ce ? view_of(*ce) : std::nullopt;
+    auto a = arg_view(call, 0, "a");
+    auto b = arg_view(call, 1, "b");
+    auto c = arg_view(call, 2, "c");
     if (!a || !b || !c)
       return false;
     const auto ar = element_refs(*a);
@@ -1191,12 +1190,9 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     return;
   }
   if (cuda && id == BuiltinId::NvvmCpAsyncBulk) {
-    const Expr *de = call_arg(call, 0, "dst");
-    const Expr *se = call_arg(call, 1, "src");
-    const Expr *be = call_arg(call, 2, "bar");
-    auto dst = de ? view_of(*de) : std::nullopt;
-    auto src = se ? view_of(*se) : std::nullopt;
-    auto bar = be ? view_of(*be) : std::nullopt;
+    auto dst = arg_view(call, 0, "dst");
+    auto src = arg_view(call, 1, "src");
+    auto bar = arg_view(call, 2, "bar");
     const auto n = dst ? element_count(*dst) : std::nullopt;
     if (!dst || !src || !bar || !n)
       return;
@@ -1212,8 +1208,7 @@ void Lowerer::intrinsic_statement(const Expr &call) {
   }
   if (cuda && (id == BuiltinId::NvvmMbarrierInit || id == BuiltinId::NvvmMbarrierArrive ||
                id == BuiltinId::NvvmMbarrierExpectTx || id == BuiltinId::NvvmMbarrierWait)) {
-    const Expr *be = call_arg(call, 0, "bar");
-    auto bar = be ? view_of(*be) : std::nullopt;
+    auto bar = arg_view(call, 0, "bar");
     if (!bar)
       return;
     const std::string addr = "argus_smem_addr(" + address_of(*bar) + ")";

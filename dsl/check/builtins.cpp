@@ -290,17 +290,23 @@ void Machine::syncthreads(const Expr &call, const Mask &m) {
   ++epoch_;
 }
 
+// The first lane of the warp starting at `first` inside the mask and the
+// first outside it (-1: none).
+std::pair<int64_t, int64_t> Machine::warp_presence(const Mask &m, int64_t first) const {
+  int64_t inside = -1, outside = -1;
+  for (int64_t lane = first; lane < std::min(lanes_, first + warp_size_); ++lane) {
+    int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
+    if (slot < 0)
+      slot = lane;
+  }
+  return {inside, outside};
+}
+
 // Every existing lane of a warp that reaches syncwarp() must reach it (the
 // full mask); the warps that did are ordered from here on.
 void Machine::syncwarp(const Expr &call, const Mask &m) {
   for (int64_t first = 0; first < lanes_; first += warp_size_) {
-    const int64_t end = std::min(lanes_, first + warp_size_);
-    int64_t inside = -1, outside = -1;
-    for (int64_t lane = first; lane < end; ++lane) {
-      int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
-      if (slot < 0)
-        slot = lane;
-    }
+    const auto [inside, outside] = warp_presence(m, first);
     if (inside < 0)
       continue;
     const int64_t warp = warp_of(first);
@@ -336,12 +342,7 @@ void Machine::named_barrier(const Expr &call, const Mask &m) {
   int64_t arrived = 0, first_inside = -1;
   for (int64_t first = 0; first < lanes_; first += warp_size_) {
     const int64_t end = std::min(lanes_, first + warp_size_);
-    int64_t inside = -1, outside = -1;
-    for (int64_t lane = first; lane < end; ++lane) {
-      int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
-      if (slot < 0)
-        slot = lane;
-    }
+    const auto [inside, outside] = warp_presence(m, first);
     if (inside < 0)
       continue;
     if (first_inside < 0)

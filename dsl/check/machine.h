@@ -575,6 +575,7 @@ public:
   Value shuffle(BuiltinId id, const ast::Expr &call, const Mask &m);
   void syncthreads(const ast::Expr &call, const Mask &m);
   void syncwarp(const ast::Expr &call, const Mask &m);
+  std::pair<int64_t, int64_t> warp_presence(const Mask &m, int64_t first) const;
   void named_barrier(const ast::Expr &call, const Mask &m);
   // mbarriers (mbarriers.cpp), per barrier cell of a shared buffer, reset per
   // block: the arrivals the current phase still needs, the phases completed,
