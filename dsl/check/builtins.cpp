@@ -309,8 +309,7 @@ void Machine::syncwarp(const Expr &call, const Mask &m) {
     const auto [inside, outside] = warp_presence(m, first);
     if (inside < 0)
       continue;
-    const int64_t warp = warp_of(first);
-    warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
+    bump_warp(warp_of(first));
     if (outside >= 0 && should_report("barrier-divergence", call.range)) {
       Where w;
       w.lane = inside;
@@ -395,16 +394,13 @@ void Machine::named_barrier(const Expr &call, const Mask &m) {
   }
   // Each participant passes a barrier of its own, then learns what every
   // other participant knew.
-  for (int64_t warp : warps)
-    warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
   std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
+  for (int64_t warp : warps) {
+    bump_warp(warp);
+    join_warp_into(joined, warp);
+  }
   for (int64_t warp : warps)
-    for (int64_t of = 0; of < warps_; ++of)
-      joined[static_cast<size_t>(of)] =
-          std::max(joined[static_cast<size_t>(of)], warp_clock(warp, of));
-  for (int64_t warp : warps)
-    std::copy(joined.begin(), joined.end(),
-              warp_clock_.begin() + static_cast<std::ptrdiff_t>(warp * warps_));
+    join_into_warp(warp, joined);
 }
 
 // ballot / any_sync / all_sync over the active lanes of each warp: every
@@ -461,6 +457,17 @@ void Machine::async_commit(const Mask &m) {
   }
 }
 
+void Machine::land_async_write(const PendingWrite &w, int64_t lane) {
+  const Buffer &b = buffers_[static_cast<size_t>(w.buffer)];
+  if (b.log[static_cast<size_t>(w.cell)].pending_lane != static_cast<int32_t>(lane))
+    return; // overwritten meanwhile (reported as a race there)
+  const Site &site = sites_[static_cast<size_t>(w.site)];
+  const ast::Stmt *saved = current_stmt_;
+  current_stmt_ = site.stmt;
+  write_cell(w.buffer, lane, w.cell, site.range, &w.tag, w.value, true);
+  current_stmt_ = saved;
+}
+
 void Machine::async_wait(int64_t keep, const Mask &m, const Range &at) {
   (void)at;
   for (size_t lane = 0; lane < static_cast<size_t>(lanes_); ++lane) {
@@ -468,16 +475,8 @@ void Machine::async_wait(int64_t keep, const Mask &m, const Range &at) {
       continue;
     auto &groups = committed_[lane];
     while (static_cast<int64_t>(groups.size()) > keep) {
-      for (const PendingWrite &w : groups.front()) {
-        Buffer &b = buffers_[static_cast<size_t>(w.buffer)];
-        if (b.log[static_cast<size_t>(w.cell)].pending_lane != static_cast<int32_t>(lane))
-          continue; // overwritten meanwhile (reported as a race there)
-        const Site &site = sites_[static_cast<size_t>(w.site)];
-        const ast::Stmt *saved = current_stmt_;
-        current_stmt_ = site.stmt;
-        write_cell(w.buffer, static_cast<int64_t>(lane), w.cell, site.range, &w.tag, w.value, true);
-        current_stmt_ = saved;
-      }
+      for (const PendingWrite &w : groups.front())
+        land_async_write(w, static_cast<int64_t>(lane));
       groups.pop_front();
     }
   }

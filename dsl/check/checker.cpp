@@ -348,8 +348,6 @@ std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
          ran + " only (the first and last two of each dimension), not the others";
 }
 
-// `sampled_grid`: the first instance whose grid was larger than max_blocks
-// and which of its blocks ran (left empty when every block of every instance ran).
 // What one run (a size instance at one content choice) leaves for the
 // kernel's report. The Machine itself is dropped in its thread: a run of a
 // large instance holds every cell of its tensors.
@@ -383,6 +381,8 @@ RunOutcome run_once(const CheckedFile &file, const sema::FunctionInfo &kernel,
   return out;
 }
 
+// `sampled_grid`: the first instance whose grid was larger than max_blocks
+// and which of its blocks ran (left empty when every block of every instance ran).
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
                      const CheckerOptions &options, std::string &sampled_grid) {
   KernelReport report;
@@ -542,7 +542,6 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     std::vector<std::thread> threads;
     for (size_t t = 0; t < workers; ++t)
       threads.emplace_back(work);
-    bool finished_all = true;
     for (size_t r = from; r < runs.size(); ++r) {
       if (workers == 0) {
         outcomes[r] = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
@@ -600,14 +599,12 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         report.violations.push_back(std::move(v));
       }
       outcomes[r].reset();
-      if (report.interrupted) {
-        finished_all = false;
+      if (report.interrupted)
         break;
-      }
     }
     for (std::thread &t : threads)
       t.join();
-    return finished_all && !report.interrupted;
+    return !report.interrupted;
   };
   // Loops that ran at most once wherever they ran.
   auto single_iteration_loops = [&] {

@@ -358,6 +358,20 @@ public:
     return warp_clock_[static_cast<size_t>(warp * warps_ + of)];
   }
   int32_t warp_epoch(int64_t lane) const { return warp_clock(warp_of(lane), warp_of(lane)); }
+  // A warp passes a barrier of its own (syncwarp, named barrier, mbarrier arrival).
+  void bump_warp(int64_t warp) { warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1; }
+  // The warp learns what `clock` knows / `clock` learns what the warp knows.
+  void join_into_warp(int64_t warp, const std::vector<int32_t> &clock) {
+    for (int64_t of = 0; of < warps_; ++of) {
+      int32_t &c = warp_clock_[static_cast<size_t>(warp * warps_ + of)];
+      c = std::max(c, clock[static_cast<size_t>(of)]);
+    }
+  }
+  void join_warp_into(std::vector<int32_t> &clock, int64_t warp) const {
+    for (int64_t of = 0; of < warps_; ++of)
+      clock[static_cast<size_t>(of)] =
+          std::max(clock[static_cast<size_t>(of)], warp_clock(warp, of));
+  }
   // An access of `other` (stamped with epoch and warp stamp) and one of
   // `lane` now, in this block: unordered when no syncthreads() lies between
   // and no syncwarp() or named barrier that both warps passed.
@@ -602,6 +616,9 @@ public:
   // each issuing warp then counts as an arrival for the phase's order.
   void land_bulk_copies(MBarrier &bar);
   void complete_phase_if_done(MBarrier &bar);
+  // The waiting warp is ordered after the arrivers of bar's last phase of
+  // this parity, when it completed in this syncthreads() interval.
+  void order_after_phase(const MBarrier &bar, size_t parity, int64_t warp);
   // After a reported deadlock or byte-count error: the phase counts as
   // completed for `lane`'s warp (no cascade of errors after the first).
   void force_phase(MBarrier &bar, int64_t lane);
@@ -614,6 +631,8 @@ public:
   Value warp_vote(BuiltinId id, const ast::Expr &call, const Mask &m);
   void async_commit(const Mask &m);
   void async_wait(int64_t keep, const Mask &m, const Range &at);
+  // An async copy's write lands (unless the cell was overwritten meanwhile).
+  void land_async_write(const PendingWrite &w, int64_t lane);
 
   // intrinsics.cpp
   Value intrinsic(BuiltinId id, const ast::Expr &call, const Mask &m);

@@ -39,9 +39,10 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
   if (id != BuiltinId::NvvmMbarrierArrive) {
     operand = data(call.arg(1), m);
     if (operand.kind != ValueKind::Data) {
-      not_interpreted(call.range,
-                      "the checker has no value for this mbarrier operation's " +
-                          std::string(id == BuiltinId::NvvmMbarrierInit ? "count" : "phase"));
+      not_interpreted(call.range, "the checker has no value for this mbarrier operation's " +
+                                      std::string(id == BuiltinId::NvvmMbarrierInit   ? "count"
+                                                  : id == BuiltinId::NvvmMbarrierWait ? "phase"
+                                                                                      : "bytes"));
       return;
     }
   }
@@ -97,11 +98,9 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
       const int64_t warp = warp_of(lane);
       if (!bumped[static_cast<size_t>(warp)]) {
         bumped[static_cast<size_t>(warp)] = 1;
-        warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
+        bump_warp(warp);
       }
-      for (int64_t of = 0; of < warps_; ++of)
-        bar->arrived[static_cast<size_t>(of)] =
-            std::max(bar->arrived[static_cast<size_t>(of)], warp_clock(warp, of));
+      join_warp_into(bar->arrived, warp);
       if (id == BuiltinId::NvvmMbarrierExpectTx)
         bar->tx += operand.at(static_cast<size_t>(lane));
       if (bar->pending == 0 && should_report("barrier-divergence", call.range)) {
@@ -128,14 +127,7 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
     if (bar->phase % 2 != parity) {
       // The phase of this parity before the current one completed (or, on a
       // fresh barrier waited on with parity 1, none did: no order).
-      const size_t p = static_cast<size_t>(parity);
-      if (bar->phase > 0 && bar->completed_epoch[p] == epoch_) {
-        const int64_t warp = warp_of(lane);
-        for (int64_t of = 0; of < warps_; ++of) {
-          int32_t &c = warp_clock_[static_cast<size_t>(warp * warps_ + of)];
-          c = std::max(c, bar->completed[p][static_cast<size_t>(of)]);
-        }
-      }
+      order_after_phase(*bar, static_cast<size_t>(parity), warp_of(lane));
       continue;
     }
     // The phase waited for has not completed: its bulk copies land now (the
@@ -144,12 +136,7 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
     land_bulk_copies(*bar);
     complete_phase_if_done(*bar);
     if (bar->phase % 2 != parity) {
-      const size_t p = static_cast<size_t>(parity);
-      const int64_t warp = warp_of(lane);
-      for (int64_t of = 0; of < warps_; ++of) {
-        int32_t &c = warp_clock_[static_cast<size_t>(warp * warps_ + of)];
-        c = std::max(c, bar->completed[p][static_cast<size_t>(of)]);
-      }
+      order_after_phase(*bar, static_cast<size_t>(parity), warp_of(lane));
       continue;
     }
     Where w;
@@ -210,11 +197,12 @@ void Machine::force_phase(MBarrier &bar, int64_t lane) {
   bar.pending = 0;
   bar.tx = 0;
   complete_phase_if_done(bar);
-  const int64_t warp = warp_of(lane);
-  for (int64_t of = 0; of < warps_; ++of) {
-    int32_t &c = warp_clock_[static_cast<size_t>(warp * warps_ + of)];
-    c = std::max(c, bar.completed[p][static_cast<size_t>(of)]);
-  }
+  order_after_phase(bar, p, warp_of(lane));
+}
+
+void Machine::order_after_phase(const MBarrier &bar, size_t parity, int64_t warp) {
+  if (bar.completed_epoch[parity] == epoch_)
+    join_into_warp(warp, bar.completed[parity]);
 }
 
 void Machine::complete_phase_if_done(MBarrier &bar) {
@@ -231,17 +219,9 @@ void Machine::complete_phase_if_done(MBarrier &bar) {
 void Machine::land_bulk_copies(MBarrier &bar) {
   std::vector<uint8_t> issued(static_cast<size_t>(warps_), 0);
   for (const MBarrier::Landing &l : bar.landing) {
-    const PendingWrite &w = l.write;
     bar.tx -= l.bytes;
     issued[static_cast<size_t>(warp_of(l.lane))] = 1;
-    Buffer &b = buffers_[static_cast<size_t>(w.buffer)];
-    if (b.log[static_cast<size_t>(w.cell)].pending_lane != static_cast<int32_t>(l.lane))
-      continue; // overwritten meanwhile (reported as a race there)
-    const Site &site = sites_[static_cast<size_t>(w.site)];
-    const ast::Stmt *saved = current_stmt_;
-    current_stmt_ = site.stmt;
-    write_cell(w.buffer, l.lane, w.cell, site.range, &w.tag, w.value, true);
-    current_stmt_ = saved;
+    land_async_write(l.write, l.lane);
   }
   bar.landing.clear();
   // The completion of an issuing warp's copies is an arrival of that warp for
@@ -249,10 +229,8 @@ void Machine::land_bulk_copies(MBarrier &bar) {
   for (int64_t warp = 0; warp < warps_; ++warp) {
     if (!issued[static_cast<size_t>(warp)])
       continue;
-    warp_clock_[static_cast<size_t>(warp * warps_ + warp)] += 1;
-    for (int64_t of = 0; of < warps_; ++of)
-      bar.arrived[static_cast<size_t>(of)] =
-          std::max(bar.arrived[static_cast<size_t>(of)], warp_clock(warp, of));
+    bump_warp(warp);
+    join_warp_into(bar.arrived, warp);
   }
 }
 
