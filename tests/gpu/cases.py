@@ -65,6 +65,8 @@ CASES = [
     # gemm_wgmma_sm90: assume(M % 128 == 0, N % 128 == 0, K % 64 == 0, K > 0); 4 stages
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(4096, 4096, 4096), "ok"),
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(8192, 8192, 8192), "ok"),
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(4096, 14336, 4096), "ok"),  # anchors: MLP up
+    ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 4096, 4096), "ok"),  # anchors: skinny
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(256, 384, 64), "ok"),    # one k-tile
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 128, 320), "ok"),   # 5 k-tiles: wraps
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 128, 96), "refuse"),
