@@ -23,6 +23,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace argus {
 namespace {
@@ -289,11 +290,17 @@ TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
   }
 }
 
-// The examples carry tags and assertions, and check without errors.
+// The examples (and the tuning variants of bench/variants, which must be as correct as the
+// examples they change) carry tags and assertions, and check without errors.
 TEST(ExamplesTest, ExamplesAreTaggedCheckCleanAndSaySoPerProperty) {
-  for (const auto &e : fs::directory_iterator(kSourceDir / "examples")) {
-    if (e.path().extension() != ".argus")
-      continue;
+  std::vector<fs::path> files;
+  for (const char *dir : {"examples", "bench/variants"})
+    for (const auto &e : fs::directory_iterator(kSourceDir / dir))
+      if (e.path().extension() == ".argus")
+        files.push_back(e.path());
+  ASSERT_GT(files.size(), 20u);
+  for (const fs::path &path : files) {
+    const fs::directory_entry e(path);
     const std::string text = read_file(e.path());
     EXPECT_NE(text.find("tag("), std::string::npos) << e.path();
     EXPECT_NE(text.find("assert_"), std::string::npos) << e.path();
