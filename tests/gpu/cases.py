@@ -128,6 +128,13 @@ CASES = [
     ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=2,H=8,S=1000,causal=1", "ok"),
     ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=1,H=3,S=65,causal=0", "ok"),
     ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128", "B=1,H=1,S=0,causal=0", "refuse"),
+    # flash_attn_fwd_wgmma_sm90: D = 128 on wgmma, 128-row blocks of two warpgroups
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=4,H=32,S=4096,causal=0", "ok"),
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=4,H=32,S=4096,causal=1", "ok"),
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=2,H=8,S=1000,causal=1", "ok"),
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=1,H=3,S=65,causal=0", "ok"),
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=1,H=2,S=200,causal=1", "ok"),
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=1,H=1,S=0,causal=0", "refuse"),
     # the runner's own test artifact
     ("tiny", "matmul_naive", gemm(256, 256, 256), "ok"),
     ("tiny", "matmul_naive", gemm(48, 100, 37), "ok"),
@@ -158,5 +165,7 @@ LIBRARY = {
     ("flash_attn_fwd_sm90", "flash_attn_fwd"):
         lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=64"),
     ("flash_attn_fwd_d128_sm90", "flash_attn_fwd_d128"):
+        lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=128"),
+    ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma"):
         lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=128"),
 }
