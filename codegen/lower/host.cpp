@@ -302,6 +302,43 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
   std::string call_args;
   for (const ParamInfo &p : params)
     call_args += (call_args.empty() ? "" : ", ") + p.name;
+  for (const TensorMap &map : cuda ? tensor_maps_ : std::vector<TensorMap>{}) {
+    // The tensor seen as 2-D: its leading dimensions are the rows.
+    const ParamInfo *tensor = nullptr;
+    for (const ParamInfo &p : params)
+      if (p.symbol == map.tensor)
+        tensor = &p;
+    const Shape &shape = shapes[map.tensor];
+    if (!tensor || shape.dims.empty()) {
+      error(info.function->name_range, "the tensor map of a tma_load has no tensor shape");
+      continue;
+    }
+    const Buffer &b = buffers_[static_cast<size_t>(param_buffers_[map.tensor])];
+    const int eb = bytes_of(b.dtype);
+    std::string rows = "(uint64_t)1";
+    for (size_t d = 0; d + 1 < shape.dims.size(); ++d)
+      rows += " * (uint64_t)(" + host(*shape.dims[d], "a dimension") + ")";
+    const std::string tensor_name = map.tensor->name;
+    launcher << "  CUtensorMap " << map.name << ";\n  {\n";
+    launcher << "    const uint64_t cols = (uint64_t)(" << host(*shape.dims.back(), "a dimension")
+             << "), rows = " << rows << ";\n";
+    launcher << "    if ((uintptr_t)" << tensor->name << " % 16 != 0 || cols * " << eb
+             << " % 16 != 0 || rows > (UINT64_C(1) << 31))\n";
+    launcher << "      return argus_host_fail(error, error_size, 2, "
+             << c_string(kname + ": tensor " + tensor_name +
+                         " is read by TMA: its address must be 16-byte aligned, its rows (%llu "
+                         "bytes) a multiple of 16 bytes and under 2^31 of them (%llu)")
+             << ", (unsigned long long)(cols * " << eb << "), (unsigned long long)rows);\n";
+    launcher << "    const CUresult built = argus_tensor_map_2d(&" << map.name << ", " << eb
+             << ", (void *)" << tensor->name << ", cols, rows, " << map.box_cols << ", "
+             << map.box_rows << ", " << map.swizzle_bytes << ");\n";
+    launcher << "    if (built != CUDA_SUCCESS)\n";
+    launcher << "      return argus_host_fail(error, error_size, 4, "
+             << c_string(kname + ": cannot build the TMA tensor map of " + tensor_name +
+                         " (CUresult %d)")
+             << ", (int)built);\n  }\n";
+    call_args += (call_args.empty() ? "" : ", ") + map.name;
+  }
   const std::string dims = "dim3((unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2]), dim3(" +
                            std::to_string(meta.block[0]) + ", " + std::to_string(meta.block[1]) +
                            ", " + std::to_string(meta.block[2]) + ")";
@@ -517,6 +554,50 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
                             "(param_index, scalars, shape_out, strides_out);\n");
 }
 
+namespace {
+
+// Tensor maps for tma_load, encoded through the driver's entry point as the
+// runtime returns it: no link against libcuda. Elements are moved as bits,
+// so the map's type is the unsigned integer of their width.
+constexpr std::string_view kTensorMapHelper = R"(
+typedef CUresult (*argus_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                          const cuuint64_t *, const cuuint64_t *,
+                                          const cuuint32_t *, const cuuint32_t *,
+                                          CUtensorMapInterleave, CUtensorMapSwizzle,
+                                          CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+static CUresult argus_tensor_map_2d(CUtensorMap *map, int element_bytes, void *base, uint64_t cols,
+                                    uint64_t rows, uint32_t box_cols, uint32_t box_rows,
+                                    int swizzle_bytes) {
+  static argus_encode_tiled_fn encode = NULL;
+  if (encode == NULL) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || fn == NULL)
+      return CUDA_ERROR_NOT_FOUND;
+    encode = (argus_encode_tiled_fn)fn;
+  }
+  const CUtensorMapDataType type = element_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                   : element_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                   : element_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                        : CU_TENSOR_MAP_DATA_TYPE_INT64;
+  const CUtensorMapSwizzle swizzle = swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                     : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                           : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * (uint64_t)element_bytes};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, type, 2, base, dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+)";
+
+} // namespace
+
 void Lowerer::host_tail(const std::vector<KernelMeta> &metas) {
   const bool cuda = target_ == GpuTarget::Sm90;
   std::ostringstream out;
@@ -527,6 +608,8 @@ void Lowerer::host_tail(const std::vector<KernelMeta> &metas) {
     out << "#if !defined(ARGUS_DEVICE_ONLY) && !defined(__HIP_DEVICE_COMPILE__)\n"
            "#include <hip/hip_runtime.h>\n";
   out << "#include \"artifact_abi.h\"\n";
+  if (cuda && uses_tensor_maps_)
+    out << kTensorMapHelper;
   for (const std::string &l : launchers_)
     out << l;
   out << "\nextern \"C\" int argus_launch(const char *kernel, const ArgusArg *args, int nargs, "

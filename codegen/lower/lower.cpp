@@ -450,6 +450,26 @@ reachable_device_functions(const sema::SemaResult &sema,
 
 } // namespace
 
+// Accumulator registers of a wgmma in flight must not be read or written by
+// other instructions until wgmma_wait_group retires it. The compiler orders
+// volatile asm statements but may move plain register moves across them (a
+// value read after the wait, hoisted above it), and ptxas then serializes
+// every wgmma of the kernel (C7514). An empty asm that "modifies" each
+// accumulator, after each wait and before each wgmma_fence, pins every other
+// access on its side of the wait or fence.
+void Lowerer::fill_wgmma_fences() {
+  std::string fences;
+  for (const std::string &name : wgmma_accumulators_)
+    fences += (fences.empty() ? "" : " ") + std::string("argus_register_fence(") + name + ");";
+  std::string body = body_.str();
+  for (size_t at = body.find(kWgmmaFenceMarker); at != std::string::npos;
+       at = body.find(kWgmmaFenceMarker, at + fences.size())) {
+    body.replace(at, kWgmmaFenceMarker.size(), fences);
+  }
+  body_.str(body);
+  body_.seekp(0, std::ios_base::end);
+}
+
 void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &out,
                             KernelMeta *meta) {
   prepare_function(info);
@@ -459,6 +479,7 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
   block(function.body);
   if (failed_function_)
     return;
+  fill_wgmma_fences();
 
   // Parameters (constexpr ones are folded away).
   std::vector<std::string> params;
@@ -486,6 +507,11 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
       launch_params.push_back(type_name(p->type.scalar, target_) + " " + name);
     }
   }
+
+  // TMA tensor maps: parameters in the kernel's constant bank, built by the launcher.
+  if (kernel && cuda)
+    for (const TensorMap &map : tensor_maps_)
+      params.push_back("const __grid_constant__ CUtensorMap " + map.name);
 
   // Declarations hoisted to the top: shared and register arrays, locals
   // whose first use is not a plain assignment at the level that encloses all uses.

@@ -19,6 +19,10 @@
 
 namespace argus::codegen::detail {
 
+// A line of lowered code where the wgmma accumulators get a register fence,
+// filled in once the function's wgmma are all known.
+inline constexpr std::string_view kWgmmaFenceMarker = "/*argus: wgmma register fence*/";
+
 std::string cpp_name(std::string_view name);
 int bytes_of(sema::ScalarKind kind);
 bool is_signed_int(sema::ScalarKind kind);
@@ -91,6 +95,20 @@ public:
   bool quiet_ = false;
   std::set<std::string> offset_vars_;
   std::set<const sema::Symbol *> buffer_loads_; // tensors read by raw buffer loads
+  // The TMA tensor maps of the kernel being lowered (stmt.cpp: one per tensor,
+  // box and swizzle its tma_load calls use), kernel parameters built by its
+  // launcher (host.cpp).
+  struct TensorMap {
+    const sema::Symbol *tensor = nullptr;
+    int64_t box_rows = 0, box_cols = 0;
+    int swizzle_bytes = 0; // 0 (none), 32, 64 or 128
+    std::string name;      // the kernel parameter
+  };
+  std::vector<TensorMap> tensor_maps_;
+  bool uses_tensor_maps_ = false; // any kernel of the file: the host helper is emitted
+  // Accumulator arrays of the function's wgmma: fenced as registers around
+  // wgmma_fence and after wgmma_wait_group (kWgmmaFenceMarker, lower.cpp).
+  std::set<std::string> wgmma_accumulators_;
 
   // lower.cpp
   void error(const Range &range, const std::string &message);
@@ -99,6 +117,7 @@ public:
   std::string unique_name(const std::string &base);
   const sema::Symbol *symbol_of(const ast::Expr &name) const;
   void emit_function(const sema::FunctionInfo &info, std::ostringstream &out, KernelMeta *meta);
+  void fill_wgmma_fences();
   std::string local_name(const sema::Symbol *symbol);
   const sema::Type *type_of(const ast::Expr &e) const;
   BuiltinId builtin_of(const ast::Expr &call) const { return sema_.builtin_of(call); }
@@ -158,6 +177,9 @@ public:
                                               std::string *why = nullptr);
   void intrinsic_statement(const ast::Expr &call);
   void wgmma(const ast::Expr &call, const std::string &type);
+  void tma_load(const ast::Expr &call);
+  // The last extent of a tensor parameter, as kernel C++ ("" if it has none).
+  std::string last_extent(const sema::Symbol *tensor);
   void for_loop(const ast::Stmt &s);
   void mark_written(const View &v);
 

@@ -39,7 +39,8 @@ ARGUS_HOST_HELPER int argus_host_fail(char *error, size_t error_size, int code, 
 #endif
 )";
 
-const std::string_view kCudaPrelude = R"(#include <cuda_runtime.h>
+const std::string_view kCudaPrelude = R"(#include <cuda.h>
+#include <cuda_runtime.h>
 #include <math.h>
 #include <string.h>
 #include <cuda_bf16.h>
@@ -93,6 +94,13 @@ template <> __device__ __forceinline__ uint16_t argus_unpack<uint16_t>(uint32_t 
   return static_cast<uint16_t>(half ? r >> 16 : r & 0xffffu);
 }
 // The shared-state-space address of a generic pointer into shared memory.
+// An empty asm that reads and writes every register of an array: other
+// accesses to them cannot be moved across it (see fill_wgmma_fences).
+template <int N> __device__ __forceinline__ void argus_register_fence(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    asm volatile("" : "+f"(r[i])::"memory");
+}
 __device__ __forceinline__ uint32_t argus_smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

@@ -1,6 +1,7 @@
 // Statements, declarations, copies and intrinsics.
 #include "lower_internal.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -65,6 +66,8 @@ bool references(const Expr &e, const Symbol *s, const Lowerer &l) {
 void Lowerer::prepare_function(const sema::FunctionInfo &info) {
   fn_ = &info;
   buffers_.clear();
+  tensor_maps_.clear();
+  wgmma_accumulators_.clear();
   param_buffers_.clear();
   views_.clear();
   decls_.clear();
@@ -1189,6 +1192,10 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
     return;
   }
+  if (cuda && id == BuiltinId::NvvmTmaLoad) {
+    tma_load(call);
+    return;
+  }
   if (cuda && id == BuiltinId::NvvmCpAsyncBulk) {
     auto dst = arg_view(call, 0, "dst");
     auto src = arg_view(call, 1, "src");
@@ -1240,6 +1247,7 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     return;
   }
   if (cuda && id == BuiltinId::NvvmWgmmaFence) {
+    line(std::string(kWgmmaFenceMarker));
     line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");");
     return;
   }
@@ -1252,6 +1260,7 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     const int64_t count = n ? sema_.constant_of(*n).value_or(0) : 0;
     line("asm volatile(\"wgmma.wait_group.sync.aligned " + std::to_string(count) +
          ";\\n\" ::: \"memory\");");
+    line(std::string(kWgmmaFenceMarker));
     return;
   }
   if (id == BuiltinId::AmdWaitcnt && !cuda) {
@@ -1298,6 +1307,7 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
   auto b = b_arg ? view_of(*b_arg) : std::nullopt;
   if (!acc || !a || !b)
     return;
+  wgmma_accumulators_.insert(buffers_[static_cast<size_t>(acc->buffer)].name);
   const auto refs = element_refs(*acc);
   const int64_t n = b->shape.size() == 2 && b->shape[0].is_constant() ? b->shape[0].constant() : 0;
   if (n < 8 || static_cast<int64_t>(refs.size()) != n / 2) {
@@ -1379,6 +1389,80 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
   line(ins + "\"l\"(argus_db), \"r\"(1)");
   line("    : \"memory\");");
   --indent_;
+  line("}");
+}
+
+} // namespace argus::codegen::detail
+
+namespace argus::codegen::detail {
+
+std::string Lowerer::last_extent(const sema::Symbol *tensor) {
+  const ast::Function &function = *fn_->function;
+  for (size_t i = 0; i < function.params.size() && i < fn_->params.size(); ++i) {
+    if (fn_->params[i] != tensor)
+      continue;
+    const ast::Expr *annotation = function.params[i].annotation.get();
+    if (!annotation || annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1)
+      return "";
+    const ast::Expr &shape = annotation->arg(0);
+    const ast::Expr &last = shape.kind == ast::ExprKind::Tuple && !shape.operands.empty()
+                                ? *shape.operands.back()
+                                : shape;
+    return paren(expr(last, sema::ScalarKind::I64));
+  }
+  return "";
+}
+
+// tma_load(dst, src, bar): cp.async.bulk.tensor.2d on a tensor map of src's
+// tensor seen as 2-D (its leading dimensions flattened into rows), with the
+// box of src and the swizzle of dst's buffer (the checker proved the layouts
+// are ones a map describes). The box's coordinates come from src's offset.
+void Lowerer::tma_load(const ast::Expr &call) {
+  auto dst = arg_view(call, 0, "dst");
+  auto src = arg_view(call, 1, "src");
+  auto bar = arg_view(call, 2, "bar");
+  if (!dst || !src || !bar)
+    return;
+  const Buffer &sb = buffers_[static_cast<size_t>(src->buffer)];
+  const Buffer &db = buffers_[static_cast<size_t>(dst->buffer)];
+  if (src->shape.size() != 2 || !src->shape[0].is_constant() || !src->shape[1].is_constant() ||
+      !sb.param || sb.space != sema::MemorySpace::Global) {
+    error(call.range, "tma_load needs a (rows, cols) tile of constant shape of a tensor parameter");
+    return;
+  }
+  const std::string extent = last_extent(sb.param);
+  if (extent.empty()) {
+    error(call.range, "tma_load: the shape of " + sb.param->name + " is not known");
+    return;
+  }
+  TensorMap map;
+  map.tensor = sb.param;
+  map.box_rows = src->shape[0].constant();
+  map.box_cols = src->shape[1].constant();
+  map.swizzle_bytes = db.swizzle ? 16 << db.swizzle->bits : 0;
+  auto same = [&](const TensorMap &m) {
+    return m.tensor == map.tensor && m.box_rows == map.box_rows && m.box_cols == map.box_cols &&
+           m.swizzle_bytes == map.swizzle_bytes;
+  };
+  auto it = std::find_if(tensor_maps_.begin(), tensor_maps_.end(), same);
+  if (it == tensor_maps_.end()) {
+    map.name = "argus_tmap_" + std::to_string(tensor_maps_.size());
+    tensor_maps_.push_back(map);
+    it = tensor_maps_.end() - 1;
+  }
+  uses_tensor_maps_ = true;
+  mark_written(*dst);
+  const std::string element = "(" + cpp(src->offset) + ") / " + std::to_string(bytes_of(sb.dtype));
+  line("{");
+  line("  const int64_t argus_first = " + element + ";");
+  line("  asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+       "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\\n\"");
+  line("               :: \"r\"(argus_smem_addr(" + address_of(*dst) +
+       ")), \"l\"(reinterpret_cast<uint64_t>(&" + it->name +
+       ")), \"r\"(static_cast<int32_t>(argus_first % " + extent +
+       ")), \"r\"(static_cast<int32_t>(argus_first / " + extent + ")), \"r\"(argus_smem_addr(" +
+       address_of(*bar) + "))");
+  line("               : \"memory\");");
   line("}");
 }
 

@@ -82,7 +82,10 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
     mbarrier_op(id, call, m);
     return Value{};
   case BuiltinId::NvvmCpAsyncBulk:
-    cp_async_bulk(call, m);
+    cp_async_bulk(call, m, false);
+    return Value{};
+  case BuiltinId::NvvmTmaLoad:
+    cp_async_bulk(call, m, true);
     return Value{};
   default:
     break;

@@ -611,7 +611,9 @@ public:
   };
   std::map<std::pair<int, int64_t>, MBarrier> mbarriers_;
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
-  void cp_async_bulk(const ast::Expr &call, const Mask &m);
+  // A bulk copy (cp_async_bulk) or, with `tensor`, a TMA tile load (tma_load).
+  void cp_async_bulk(const ast::Expr &call, const Mask &m, bool tensor);
+  std::optional<std::string> tma_layout_error(const View &d, const View &s, int64_t lane) const;
   // Lands the bulk copies counted on `bar` (their bytes leave its tx count);
   // each issuing warp then counts as an arrival for the phase's order.
   void land_bulk_copies(MBarrier &bar);

@@ -222,6 +222,12 @@ void Machine::land_bulk_copies(MBarrier &bar) {
     bar.tx -= l.bytes;
     issued[static_cast<size_t>(warp_of(l.lane))] = 1;
     land_async_write(l.write, l.lane);
+    // The TMA engine writes through the async proxy, which wgmma reads: no
+    // proxy fence is needed between them (only after generic-proxy writes).
+    CellLog &log =
+        buffers_[static_cast<size_t>(l.write.buffer)].log[static_cast<size_t>(l.write.cell)];
+    if (log.pending_lane == -1 && log.writer == static_cast<int32_t>(l.lane))
+      log.write_clock = -1;
   }
   bar.landing.clear();
   // The completion of an issuing warp's copies is an arrival of that warp for
@@ -234,10 +240,67 @@ void Machine::land_bulk_copies(MBarrier &bar) {
   }
 }
 
+// A TMA tile load's layouts, as the tensor map codegen derives can describe
+// them: the box is a (rows, cols) tile of the source tensor's last two
+// dimensions (unit inner stride, the tensor's row pitch, a multiple of 16
+// bytes), at most 256 x 256 with whole 16-byte units per row; the destination
+// holds it row-major from a 128-byte boundary, unswizzled or under a 32, 64
+// or 128-byte swizzle whose span is the box row (the map's swizzle mode), then
+// from a boundary of the swizzle's 8-row pattern.
+std::optional<std::string> Machine::tma_layout_error(const View &d, const View &s,
+                                                     int64_t lane) const {
+  const Buffer &db = buffers_[static_cast<size_t>(d.buffer)];
+  const Buffer &sb = buffers_[static_cast<size_t>(s.buffer)];
+  if (d.shape.size() != 2 || s.shape.size() != 2 || d.shape != s.shape ||
+      dtype_bytes(d.dtype) != dtype_bytes(s.dtype))
+    return std::string("copies a (rows, cols) tile into a shared tile of the same shape and "
+                       "element size");
+  const int64_t rows = s.shape[0], cols = s.shape[1], eb = dtype_bytes(s.dtype);
+  const int64_t row_bytes = cols * eb;
+  if (rows < 1 || rows > 256 || cols < 1 || cols > 256 || row_bytes % 16 != 0)
+    return "has a box of " + std::to_string(rows) + " x " + std::to_string(cols) +
+           ": at most 256 x 256 elements, rows of whole 16-byte units";
+  if (sb.space != MemorySpace::Global || sb.shape.size() < 2)
+    return std::string("reads a tile of a global tensor of two or more dimensions");
+  const int64_t pitch = sb.shape.back() * dtype_bytes(sb.dtype);
+  const int64_t start = element_byte_offset(s, lane, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; c += std::max<int64_t>(1, cols - 1))
+      if (element_byte_offset(s, lane, r * cols + c) != start + r * pitch + c * eb)
+        return "reads a box that is not a tile of " + sb.name +
+               "'s last two dimensions (element (" + std::to_string(r) + ", " + std::to_string(c) +
+               ") is not at row " + std::to_string(r) + " of its rows)";
+  if (pitch % 16 != 0)
+    return "reads " + sb.name + ", whose rows of " + std::to_string(pitch) +
+           " bytes are not a multiple of 16 (a tensor map's strides must be)";
+  const int64_t base = element_byte_offset(d, lane, 0);
+  for (int64_t e = 0; e < rows * cols; ++e)
+    if (element_byte_offset(d, lane, e) != base + e * eb)
+      return "writes a destination that is not row-major and contiguous (element " +
+             std::to_string(e) + " of the box is at byte " +
+             std::to_string(element_byte_offset(d, lane, e) - base) + " from its first)";
+  if (!db.swizzle) {
+    if (base % 128 != 0)
+      return "writes from byte offset " + std::to_string(base) +
+             " of its destination: a TMA destination starts on a 128-byte boundary";
+    return std::nullopt;
+  }
+  const layout::Swizzle &sw = *db.swizzle;
+  if (sw.base != 4 || sw.shift != 3 || sw.bits < 1 || sw.bits > 3 || (16 << sw.bits) != row_bytes)
+    return "writes " + db.name + ", whose swizzle is not the 32, 64 or 128-byte one of a " +
+           std::to_string(row_bytes) + "-byte box row (Swizzle(1, 4, 3), Swizzle(2, 4, 3) or " +
+           "Swizzle(3, 4, 3) with rows as long as its span): a tensor map has no other";
+  if (base % (8 * row_bytes) != 0)
+    return "writes from byte offset " + std::to_string(base) + " of " + db.name +
+           ", not on a boundary of the swizzle's " + std::to_string(8 * row_bytes) +
+           "-byte pattern";
+  return std::nullopt;
+}
+
 // cp_async_bulk(dst, src, bar): the copy is pending on dst's cells (a read
 // before the wait is E0906, a write a race) and counted on bar, where it
 // lands at the first wait that needs the phase.
-void Machine::cp_async_bulk(const Expr &call, const Mask &m) {
+void Machine::cp_async_bulk(const Expr &call, const Mask &m, bool tensor) {
   if (call.arg_count() < 3)
     return;
   const Value dst = eval(call.arg(0), m);
@@ -258,18 +321,33 @@ void Machine::cp_async_bulk(const Expr &call, const Mask &m) {
     Where w;
     w.lane = lane;
     w.range = call.range;
-    report("operand-layout", "bulk-copy", w, "cp_async_bulk " + what);
+    report("operand-layout", tensor ? "tma" : "bulk-copy", w,
+           std::string(tensor ? "tma_load " : "cp_async_bulk ") + what);
   };
   const int64_t first_lane = first_active(m);
   if (first_lane < 0)
     return;
-  if (bytes != src_bytes || bytes % 16 != 0 || bytes == 0) {
+  if (tensor) {
+    for (int64_t lane = 0; lane < lanes_; ++lane) {
+      if (!m[static_cast<size_t>(lane)] || d.is_bad(static_cast<size_t>(lane)) ||
+          sv.is_bad(static_cast<size_t>(lane)))
+        continue;
+      if (auto why = tma_layout_error(d, sv, lane)) {
+        layout_error(lane, *why);
+        // With boxes of one shape the copy is still modelled (its bytes are
+        // counted), so the wait on it does not report a deadlock as well.
+        if (d.shape != sv.shape || dtype_bytes(d.dtype) != dtype_bytes(sv.dtype))
+          return;
+        break;
+      }
+    }
+  } else if (bytes != src_bytes || bytes % 16 != 0 || bytes == 0) {
     layout_error(first_lane, "copies whole 16-byte units between views of one size: dst is " +
                                  std::to_string(bytes) + " bytes, src " +
                                  std::to_string(src_bytes));
     return;
   }
-  for (int64_t lane = 0; lane < lanes_; ++lane) {
+  for (int64_t lane = 0; lane < lanes_ && !tensor; ++lane) {
     if (!m[static_cast<size_t>(lane)] || d.is_bad(static_cast<size_t>(lane)) ||
         sv.is_bad(static_cast<size_t>(lane)))
       continue;

@@ -1025,6 +1025,19 @@ std::vector<BuiltinSpec> make_table() {
                "copies src (contiguous, a multiple of 16 bytes, 16-byte aligned) to dst "
                "asynchronously and counts the bytes on bar; read dst after a wait on bar.",
                void_result});
+  t.push_back(
+      {"nvvm",
+       "tma_load",
+       {{"dst", K::Place, false, TensorReq{MemorySpace::Shared, std::nullopt, 0, 0, false}},
+        {"src", K::Place, false, TensorReq{MemorySpace::Global, std::nullopt, 0, 0, false}},
+        {"bar", K::Place, false, mbarrier}},
+       false,
+       "cp.async.bulk.tensor.2d (TMA, tile mode): the TMA engine copies the box src (a (rows, "
+       "cols) tile of a global tensor's last two dimensions) into dst (a (rows, cols) shared "
+       "tile, row-major, swizzled or not) and counts its bytes on bar; read dst after a wait on "
+       "bar. The tensor map is derived by codegen from src and dst (box, strides, swizzle) and "
+       "built by the host launcher.",
+       void_result});
   t.push_back({"nvvm",
                "mbarrier_wait",
                {{"bar", K::Place, false, mbarrier}, {"phase", K::Integer}},

@@ -361,6 +361,16 @@ TEST(Lower, WgmmaWithDescriptorsFromTheTiles) {
   EXPECT_CONTAINS(device, "fence.proxy.async.shared::cta;");
   EXPECT_CONTAINS(device, "extern __shared__ __align__(1024) unsigned char argus_dynamic_smem[];");
   EXPECT_CONTAINS(r.source, "argus_wgmma_desc(uint32_t address, uint32_t stride_bytes");
+  // The accumulators are fenced as registers before each wgmma.fence and after
+  // each wait, so no plain move of them crosses a wait (else ptxas serializes
+  // every wgmma: C7514).
+  EXPECT_CONTAINS(device,
+                  "argus_register_fence(acc);\n    asm volatile(\"wgmma.fence.sync.aligned;");
+  EXPECT_CONTAINS(device, "wgmma.wait_group.sync.aligned 1;\\n\" ::: \"memory\");\n    "
+                          "argus_register_fence(acc);");
+  EXPECT_CONTAINS(device, "wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");\n  "
+                          "argus_register_fence(acc);");
+  EXPECT_EQ(device.find("/*argus: wgmma register fence*/"), std::string::npos);
 
   // fp8: the k32 form, which takes no transpose immediates.
   const CheckedFile fp8 =
@@ -370,6 +380,36 @@ TEST(Lower, WgmmaWithDescriptorsFromTheTiles) {
   EXPECT_CONTAINS(device_part(r8.source),
                   "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, ");
   EXPECT_CONTAINS(device_part(r8.source), "%64, %65, p, 1, 1;");
+}
+
+// TMA: a tensor map per (tensor, box, swizzle) as a __grid_constant__
+// parameter, the box's coordinates from the view (innermost first), and the
+// launcher building the maps through the driver's entry point.
+TEST(Lower, TmaLoadsThroughTensorMapsTheLauncherBuilds) {
+  const CheckedFile checked =
+      test::check_file(std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_tma_wgmma_sm90.argus");
+  const LowerResult r = lower(checked, GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "const __grid_constant__ CUtensorMap argus_tmap_0, const "
+                          "__grid_constant__ CUtensorMap argus_tmap_1)");
+  EXPECT_CONTAINS(device, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                          "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];");
+  EXPECT_CONTAINS(device, "\"r\"(static_cast<int32_t>(argus_first % K)), "
+                          "\"r\"(static_cast<int32_t>(argus_first / K))");
+  EXPECT_CONTAINS(r.source, "cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\"");
+  // A: 128 x 64 boxes of bf16 into the 128-byte swizzle; both maps are passed.
+  EXPECT_CONTAINS(r.source, "argus_tensor_map_2d(&argus_tmap_0, 2, (void *)A, cols, rows, 64, "
+                            "128, 128);");
+  EXPECT_CONTAINS(r.source, "(A, B, C, M, N, K, argus_tmap_0, argus_tmap_1);");
+  EXPECT_CONTAINS(r.source, "is read by TMA: its address must be 16-byte aligned");
+  // A kernel without tma_load gets neither the helper nor map parameters.
+  const LowerResult plain =
+      lower(test::check_file(std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_wgmma_sm90.argus"),
+            GpuTarget::Sm90);
+  ASSERT_TRUE(plain.ok);
+  EXPECT_EQ(plain.source.find("argus_tensor_map_2d"), std::string::npos);
+  EXPECT_EQ(plain.source.find("CUtensorMap argus_tmap"), std::string::npos);
 }
 
 // A predicated cp.async: src-size 0 when invalid, with the tensor's base as

@@ -70,6 +70,14 @@ CASES = [
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(256, 384, 64), "ok"),    # one k-tile
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 128, 320), "ok"),   # 5 k-tiles: wraps
     ("gemm_wgmma_sm90", "gemm_wgmma_sm90", gemm(128, 128, 96), "refuse"),
+    # gemm_tma_wgmma_sm90: the same tiles fed by TMA (tensor maps built by the launcher)
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(4096, 4096, 4096), "ok"),
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(8192, 8192, 8192), "ok"),
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(4096, 14336, 4096), "ok"),
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(128, 4096, 4096), "ok"),
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(256, 384, 64), "ok"),    # one k-tile
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(128, 128, 320), "ok"),   # 5 k-tiles: wraps
+    ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(128, 128, 96), "refuse"),
     # gemm_splitk_mma_sm90: assume(M % 128 == 0, N % 128 == 0, K % (32 * 4) == 0); before=gemm_zero
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(1024, 1024, 16384), "ok"),
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(4096, 4096, 4096), "ok"),
