@@ -139,6 +139,41 @@ std::vector<Diagnostic> map_compiler_messages(std::string_view output,
   return out;
 }
 
+namespace {
+
+// The families a user checks to see whether a kernel got the hardware path
+// it was written for: tensor cores (HGMMA: wgmma, HMMA: mma.sync), the TMA
+// engine (UTMALDG/UTMASTG tensor copies, UBLKCP bulk copies), mbarriers and
+// their waits (SYNCS), cp.async (LDGSTS), ldmatrix (LDSM), and barriers.
+constexpr std::array<std::string_view, 10> kSassFamilies = {
+    "HGMMA", "HMMA", "UTMALDG", "UTMASTG", "UBLKCP", "SYNCS", "LDGSTS", "LDSM", "BAR", "WARPGROUP"};
+
+} // namespace
+
+std::map<std::string, std::map<std::string, int64_t>> parse_sass_mix(std::string_view output) {
+  std::map<std::string, std::map<std::string, int64_t>> mix;
+  static const std::regex function(R"(Function\s*:\s*(\S+))");
+  // "/*0a30*/  @!P0 HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24 ;"
+  static const std::regex instruction(R"(/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*))");
+  std::map<std::string, int64_t> *current = nullptr;
+  std::istringstream in{std::string(output)};
+  std::string text;
+  while (std::getline(in, text)) {
+    std::smatch m;
+    if (std::regex_search(text, m, function)) {
+      current = &mix[m[1]];
+      for (std::string_view family : kSassFamilies)
+        (*current)[std::string(family)] = 0;
+      continue;
+    }
+    if (!current || !std::regex_search(text, m, instruction))
+      continue;
+    if (auto it = current->find(m[1]); it != current->end())
+      ++it->second;
+  }
+  return mix;
+}
+
 CompileReport compile_sm90(const std::string &nvcc, const std::string &source_path,
                            const std::string &cubin_path, std::string_view argus_path) {
   CompileReport report;
@@ -190,6 +225,30 @@ CompileReport compile_sm90(const std::string &nvcc, const std::string &source_pa
   }
   report.binary.assign(std::istreambuf_iterator<char>(cubin), std::istreambuf_iterator<char>());
   report.ok = true;
+  // ptxas's performance notes ("ptxas info : (C7514) ...") are kept: a
+  // serialized wgmma is a correct kernel at a fraction of its speed.
+  static const std::regex note(R"(ptxas info\s*:\s*(\(C\d+\)[^\n]*))");
+  for (std::sregex_iterator it(report.output.begin(), report.output.end(), note), end; it != end;
+       ++it)
+    report.ptxas_notes.push_back((*it)[1]);
+  // The SASS mix, from the cuobjdump beside nvcc (or on PATH).
+  std::string cuobjdump = "cuobjdump";
+  if (program.find('/') != std::string::npos) {
+    const auto beside = std::filesystem::path(program).parent_path() / "cuobjdump";
+    if (std::filesystem::exists(beside, ec))
+      cuobjdump = beside.string();
+  }
+  const SpawnResult sass = spawn({cuobjdump, "-sass", cubin_file.filename().string()}, options);
+  if (!sass.started || sass.exit_code != 0) {
+    report.sass_note =
+        "no SASS instruction mix: cuobjdump " +
+        std::string(sass.started ? "failed" : "was not found beside nvcc or on PATH");
+    return report;
+  }
+  const auto mix = parse_sass_mix(sass.out);
+  for (KernelResources &k : report.kernels)
+    if (auto it = mix.find(k.name); it != mix.end())
+      k.sass_mix = it->second;
   return report;
 }
 
@@ -197,14 +256,16 @@ nlohmann::json compile_json(const CompileReport &report) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const KernelResources &k : report.kernels) {
     if (report.target == GpuTarget::Sm90) {
-      kernels.push_back({{"name", k.name},
-                         {"registers", k.registers},
-                         {"spill_store_bytes", k.spill_store_bytes},
-                         {"spill_load_bytes", k.spill_load_bytes},
-                         {"shared_bytes", k.shared_bytes},
-                         {"dynamic_shared_bytes", k.dynamic_shared_bytes},
-                         {"stack_bytes", k.stack_bytes},
-                         {"barriers", k.barriers}});
+      kernels.push_back(
+          {{"name", k.name},
+           {"registers", k.registers},
+           {"spill_store_bytes", k.spill_store_bytes},
+           {"spill_load_bytes", k.spill_load_bytes},
+           {"shared_bytes", k.shared_bytes},
+           {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+           {"stack_bytes", k.stack_bytes},
+           {"barriers", k.barriers},
+           {"sass", k.sass_mix.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.sass_mix)}});
     } else {
       kernels.push_back({{"name", k.name},
                          {"vgprs", k.vgprs},
@@ -225,6 +286,11 @@ nlohmann::json compile_json(const CompileReport &report) {
                       {"kernels", kernels}};
   if (!report.command.empty())
     j["command"] = report.command;
+  if (report.target == GpuTarget::Sm90) {
+    j["ptxas_notes"] = report.ptxas_notes;
+    if (!report.sass_note.empty())
+      j["sass_note"] = report.sass_note;
+  }
   return j;
 }
 
@@ -252,6 +318,19 @@ std::string resource_table(const CompileReport &report) {
                     static_cast<long long>(k.stack_bytes), k.barriers);
       out << buffer;
     }
+    // The SASS mix: only the families a kernel has.
+    for (const KernelResources &k : report.kernels) {
+      std::string families;
+      for (const auto &[family, count] : k.sass_mix)
+        if (count > 0)
+          families += " " + family + " " + std::to_string(count);
+      if (!families.empty())
+        out << "  " << k.name << " SASS:" << families << "\n";
+    }
+    if (!report.sass_note.empty())
+      out << "  (" << report.sass_note << ")\n";
+    for (const std::string &n : report.ptxas_notes)
+      out << "  ptxas: " << n << "\n";
   } else {
     std::snprintf(buffer, sizeof buffer, "%-24s %6s %6s %6s %12s %8s %7s %10s\n", "kernel", "vgprs",
                   "agprs", "sgprs", "lds", "scratch", "spills", "waves/simd");

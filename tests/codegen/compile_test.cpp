@@ -41,6 +41,42 @@ ptxas info    : Used 255 registers, used 0 barriers, 400 bytes cmem[0]
   EXPECT_TRUE(parse_ptxas_verbose("garbage\n(12): error\n").empty());
 }
 
+// cuobjdump -sass: the families of interest counted per function, with
+// predicated instructions and dotted opcodes; other opcodes are not counted.
+TEST(Sass, MixCountsTheFamiliesPerFunction) {
+  const std::string output = R"sass(
+	code for sm_90a
+		Function : gemm_tma_wgmma_sm90
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                         /* 0x00000a00ff017b82 */
+        /*0010*/              @!P0 SYNCS.EXCH.64 URZ, [UR4], UR6 ;               /* 0x000000ff00ff09a7 */
+        /*0020*/                   UTMALDG.2D [UR8], [UR10], desc[UR12] ;      /* 0x0000000008007fb4 */
+        /*0030*/                   WARPGROUP.ARRIVE ;                            /* 0x0000000000007f7c */
+        /*0040*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24 ;
+        /*0050*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24, gsb0 ;
+        /*0060*/              @P1 SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2 ;
+        /*0070*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0080*/                   EXIT ;
+		Function : transpose
+        /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;
+        /*0010*/                   STS [R5], R2 ;
+        /*0020*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+)sass";
+  const auto mix = parse_sass_mix(output);
+  ASSERT_EQ(mix.size(), 2u);
+  const auto &tma = mix.at("gemm_tma_wgmma_sm90");
+  EXPECT_EQ(tma.at("HGMMA"), 2);
+  EXPECT_EQ(tma.at("UTMALDG"), 1);
+  EXPECT_EQ(tma.at("SYNCS"), 2);
+  EXPECT_EQ(tma.at("WARPGROUP"), 1);
+  EXPECT_EQ(tma.at("BAR"), 1);
+  EXPECT_EQ(tma.at("LDGSTS"), 0);
+  EXPECT_EQ(tma.count("LDC"), 0u);
+  EXPECT_EQ(mix.at("transpose").at("BAR"), 1);
+  EXPECT_EQ(mix.at("transpose").at("HGMMA"), 0);
+  EXPECT_TRUE(parse_sass_mix("no functions here\n/*0000*/ HGMMA ;\n").empty());
+}
+
 TEST(CompilerMessages, MapToArgusLines) {
   const std::string output =
       "examples/x.argus(12): error: identifier \"q\" is undefined\n"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,10 @@ struct KernelResources {
   int64_t spill_vgprs = 0;
   int64_t spill_sgprs = 0;
   int occupancy_waves_per_simd = 0;
+  // sm90: the SASS instructions that show whether the fast path is there
+  // (HGMMA, UTMALDG, SYNCS, LDGSTS, ...), counted from `cuobjdump -sass`;
+  // empty when cuobjdump was not found (CompileReport::sass_note says so).
+  std::map<std::string, int64_t> sass_mix;
 };
 
 struct CompileReport {
@@ -50,7 +55,14 @@ struct CompileReport {
   std::vector<Diagnostic> diagnostics; // messages mapped to .argus lines
   std::vector<uint8_t> binary;         // the cubin / code object when ok
   std::string message;                 // why it failed, for people
+  // sm90: ptxas's performance notes (e.g. C7514, wgmma serialized), and why
+  // the SASS mix is missing, if it is.
+  std::vector<std::string> ptxas_notes;
+  std::string sass_note;
 };
+
+// The SASS opcode families of interest per kernel in `cuobjdump -sass` output.
+std::map<std::string, std::map<std::string, int64_t>> parse_sass_mix(std::string_view output);
 
 // nvcc from $ARGUS_NVCC, PATH, or /usr/local/cuda/bin; nullopt when absent.
 std::optional<std::string> find_nvcc();
