@@ -187,6 +187,9 @@ void Machine::trace_compact_if_full() {
     for (auto &group : groups)
       for (PendingWrite &w : group)
         roots.push_back(&w.tag.origin);
+  for (auto &[key, bar] : mbarriers_) // bulk and TMA copies waiting for their phase
+    for (MBarrier::Landing &l : bar.landing)
+      roots.push_back(&l.write.tag.origin);
   for (auto &[symbol, value] : env_)
     for_each_tag(value, [&](Tag &tag) { roots.push_back(&tag.origin); });
   for (auto &[name, value] : lambda_env_)
