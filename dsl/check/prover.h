@@ -612,6 +612,60 @@ private:
     accesses_.push_back(std::move(acc));
   }
 
+  // `src` of a tma_load when it is T.tile((R, C))[i, j] with T a global
+  // tensor of rank 2 and R, C constants: recorded as an access at the box's
+  // first element, with a query per bound of each dimension, both named by
+  // the call (where the interpreter reports a box outside the tensor).
+  bool tma_box(const Expr &call, const Expr &src, const std::vector<z3::expr> &path) {
+    if (src.kind != ExprKind::Subscript || src.operands.size() != 3 || !src.operands[0] ||
+        src.operands[0]->kind != ExprKind::Call)
+      return false;
+    const Expr &tile = *src.operands[0];
+    if (sema_.call_of(tile).kind != sema::CallKind::Tile || tile.arg_count() != 1 ||
+        tile.callee().operands.empty() || tile.callee().operands[0]->kind != ExprKind::Name)
+      return false;
+    const Expr &base = *tile.callee().operands[0];
+    const Expr &shape = tile.arg(0);
+    const sema::Symbol *tensor = symbol_of(base);
+    bool known = true;
+    const sema::Symbol *root = tensor ? root_of(tensor, known) : nullptr;
+    auto ext = extents(base);
+    if (!known || !root || root != tensor || is_shared(root) || !ext || ext->size() != 2 ||
+        shape.kind != ExprKind::Tuple || shape.operands.size() != 2)
+      return false;
+    Access acc{&call,  tensor, root, false, blocked_ == 0, false, {}, ctx_.bool_val(true),
+               epoch_, {},     {}};
+    z3::expr inside = ctx_.bool_val(true);
+    std::vector<Query> queries;
+    for (size_t d = 0; d < 2; ++d) {
+      const auto box = sema_.constant_of(*shape.operands[d]);
+      const auto idx = terms_.integer(*src.operands[d + 1]);
+      const auto extent = terms_.integer(*(*ext)[d]);
+      if (!box || *box < 1 || !idx || !extent) {
+        acc.exact = false;
+        continue;
+      }
+      const z3::expr first = *idx * ctx_.int_val(*box);
+      acc.index.push_back(first);
+      const z3::expr in = first >= 0 && first + ctx_.int_val(*box) <= *extent;
+      inside = inside && in;
+      z3::expr bad = !in;
+      for (const auto &p : path)
+        bad = bad && p;
+      queries.push_back(Query{&call, d, bad, {}, !path_reads_.empty()});
+    }
+    for (const auto &p : path)
+      inside = inside && p;
+    acc.on_path = inside;
+    if (blocked_ == 0)
+      for (Query &q : queries)
+        queries_.push_back(std::move(q));
+    accesses_.push_back(std::move(acc));
+    for (size_t i = 1; i < src.operands.size(); ++i)
+      scan(*src.operands[i], path);
+    return true;
+  }
+
   void opaque_use(const Expr &name) {
     const sema::Symbol *s = symbol_of(name);
     bool known = true;
@@ -681,6 +735,15 @@ private:
         for (size_t i = 1; i < src.operands.size(); ++i)
           if (src.operands[i])
             scan(*src.operands[i], path);
+        return;
+      }
+      // A TMA box, T.tile((R, C))[i, j] of a global tensor T: an access to
+      // rows i R .. i R + R - 1 and columns j C .. j C + C - 1, each bound a
+      // query (the box inside T; the hardware's zero fill is not modelled).
+      if (callee == BuiltinId::NvvmTmaLoad && e.arg_count() >= 2 && tma_box(e, e.arg(1), path)) {
+        for (size_t i = 0; i < e.arg_count(); ++i)
+          if (i != 1)
+            scan(e.arg(i), path);
         return;
       }
       // A predicated copy reads its source only where `valid` holds.
