@@ -338,7 +338,8 @@ void Machine::cp_async(int64_t bytes, const Expr &call, const Mask &m) {
 }
 
 void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_place,
-                              const Value &src_place, const Mask &m, bool zero_fill) {
+                              const Value &src_place, const Mask &m, bool zero_fill,
+                              const TmaBox *box) {
   // Per thread: a choice of views is copied for each view's threads.
   for (const Value *p : {&dst_place, &src_place})
     if (p->kind == ValueKind::Choice) {
@@ -379,7 +380,22 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
       Tag t;
       t.zero = zero_fill;
       int64_t value = 0;
-      if (s && !read_element(*s, lane, e, call.range, t, value))
+      if (box) {
+        // The element the hardware reads, or a zero past the tensor's extents.
+        const int64_t row = box->row0[static_cast<size_t>(lane)] + e / box->box_cols;
+        const int64_t col = box->col0[static_cast<size_t>(lane)] + e % box->box_cols;
+        if (row < 0 || col < 0 || row >= box->rows || col >= box->cols) {
+          t.zero = true;
+        } else {
+          View flat;
+          flat.buffer = s->buffer;
+          flat.dtype = s->dtype;
+          flat.shape = {box->rows * box->cols};
+          flat.strides = {1};
+          if (!read_element(flat, lane, row * box->cols + col, call.range, t, value))
+            continue;
+        }
+      } else if (s && !read_element(*s, lane, e, call.range, t, value))
         continue;
       const int64_t byte = element_byte_offset(d, lane, e);
       const int64_t first = cell_index(b, byte);

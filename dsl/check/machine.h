@@ -262,6 +262,14 @@ struct WgmmaGroup {
 };
 
 // A pending async copy: bytes that land in `cell` at the thread's wait.
+// A TMA box as the hardware reads it: the source tensor seen as 2-D (`rows`
+// of `cols` elements), the box's first element at (row0, col0) per lane;
+// elements past either extent are not read and land as zeros.
+struct TmaBox {
+  int64_t rows = 0, cols = 0, box_cols = 1;
+  std::vector<int64_t> row0, col0; // per lane
+};
+
 struct PendingWrite {
   int buffer = -1;
   int64_t cell = 0;
@@ -668,7 +676,7 @@ public:
   void cp_async(int64_t bytes, const ast::Expr &call, const Mask &m);
   // zero_fill: a predicated copy's lanes whose `valid` is false (no source; zeros land).
   void cp_async_places(int64_t bytes, const ast::Expr &call, const Value &dst, const Value &src,
-                       const Mask &m, bool zero_fill);
+                       const Mask &m, bool zero_fill, const TmaBox *box = nullptr);
 
   // atomics.cpp
   Value atomic(BuiltinId id, const ast::Expr &call, const Mask &m);

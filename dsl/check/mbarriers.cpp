@@ -21,6 +21,7 @@
 #include "machine.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace argus::check::detail {
 
@@ -386,7 +387,29 @@ void Machine::cp_async_bulk(const Expr &call, const Mask &m, bool tensor) {
   std::vector<size_t> before(static_cast<size_t>(lanes_));
   for (int64_t lane = 0; lane < lanes_; ++lane)
     before[static_cast<size_t>(lane)] = open_group_[static_cast<size_t>(lane)].size();
-  cp_async_places(bytes, call, dst, src, m, false);
+  // A TMA box reads the tensor as 2-D rows of its last extent, from the
+  // box's first element; what lies past the extents lands as zeros.
+  std::optional<TmaBox> box;
+  if (tensor) {
+    const Buffer &sb = buffers_[static_cast<size_t>(sv.buffer)];
+    box.emplace();
+    box->cols = sb.shape.back();
+    box->rows = 1;
+    for (size_t k = 0; k + 1 < sb.shape.size(); ++k)
+      box->rows *= sb.shape[k];
+    box->box_cols = sv.shape.size() == 2 ? sv.shape[1] : 1;
+    box->row0.assign(static_cast<size_t>(lanes_), 0);
+    box->col0.assign(static_cast<size_t>(lanes_), 0);
+    const int64_t eb = dtype_bytes(sv.dtype);
+    for (int64_t lane = 0; lane < lanes_; ++lane) {
+      if (!m[static_cast<size_t>(lane)] || sv.is_bad(static_cast<size_t>(lane)))
+        continue;
+      const int64_t first = sv.off(static_cast<size_t>(lane)) / eb;
+      box->row0[static_cast<size_t>(lane)] = first / box->cols;
+      box->col0[static_cast<size_t>(lane)] = first % box->cols;
+    }
+  }
+  cp_async_places(bytes, call, dst, src, m, false, box ? &*box : nullptr);
   current_site_ = site;
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     auto &group = open_group_[static_cast<size_t>(lane)];

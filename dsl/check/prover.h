@@ -614,8 +614,7 @@ private:
 
   // `src` of a tma_load when it is T.tile((R, C))[i, j] with T a global
   // tensor of rank 2 and R, C constants: recorded as an access at the box's
-  // first element, with a query per bound of each dimension, both named by
-  // the call (where the interpreter reports a box outside the tensor).
+  // first element, named by the call (where the interpreter reports on it).
   bool tma_box(const Expr &call, const Expr &src, const std::vector<z3::expr> &path) {
     if (src.kind != ExprKind::Subscript || src.operands.size() != 3 || !src.operands[0] ||
         src.operands[0]->kind != ExprKind::Call)
@@ -636,7 +635,6 @@ private:
     Access acc{&call,  tensor, root, false, blocked_ == 0, false, {}, ctx_.bool_val(true),
                epoch_, {},     {}};
     z3::expr inside = ctx_.bool_val(true);
-    std::vector<Query> queries;
     for (size_t d = 0; d < 2; ++d) {
       const auto box = sema_.constant_of(*shape.operands[d]);
       const auto idx = terms_.integer(*src.operands[d + 1]);
@@ -647,19 +645,11 @@ private:
       }
       const z3::expr first = *idx * ctx_.int_val(*box);
       acc.index.push_back(first);
-      const z3::expr in = first >= 0 && first + ctx_.int_val(*box) <= *extent;
-      inside = inside && in;
-      z3::expr bad = !in;
-      for (const auto &p : path)
-        bad = bad && p;
-      queries.push_back(Query{&call, d, bad, {}, !path_reads_.empty()});
+      inside = inside && first >= 0 && first < *extent;
     }
     for (const auto &p : path)
       inside = inside && p;
     acc.on_path = inside;
-    if (blocked_ == 0)
-      for (Query &q : queries)
-        queries_.push_back(std::move(q));
     accesses_.push_back(std::move(acc));
     for (size_t i = 1; i < src.operands.size(); ++i)
       scan(*src.operands[i], path);
@@ -737,9 +727,10 @@ private:
             scan(*src.operands[i], path);
         return;
       }
-      // A TMA box, T.tile((R, C))[i, j] of a global tensor T: an access to
-      // rows i R .. i R + R - 1 and columns j C .. j C + C - 1, each bound a
-      // query (the box inside T; the hardware's zero fill is not modelled).
+      // A TMA box, T.tile((R, C))[i, j] of a global tensor T: one access at
+      // its first element and no bound to prove (the hardware clips the box:
+      // elements past T's extents are not read and land as zeros, which the
+      // interpreter models, Machine::cp_async_bulk).
       if (callee == BuiltinId::NvvmTmaLoad && e.arg_count() >= 2 && tma_box(e, e.arg(1), path)) {
         for (size_t i = 0; i < e.arg_count(); ++i)
           if (i != 1)
