@@ -33,7 +33,7 @@ The runner command is a template, split into words and run without a shell
 (quotes group words; nothing is expanded); each placeholder is one word:
   {runner}    argus-runner next to the argus binary, or on PATH
   {artifact}  the artifact directory (appended when the template lacks it)
-  {target}    the target (sm90)
+  {target}    the target (sm90 or gfx942)
 Words after `--` are passed to the runner (e.g. -- --iters 200 --kernel K
 --size M=1024,N=1024,K=1024). For ssh, values and runner words are quoted
 again for the remote shell. Examples of templates:
@@ -44,7 +44,8 @@ again for the remote shell. Examples of templates:
 
 Options:
   --runner TEMPLATE    The runner command template (default '{runner} {artifact}').
-  --target sm90        The compile target (default sm90).
+  --target sm90|gfx942 The compile target (default sm90); a gfx942 artifact is
+                       run by the runner's HIP side (docs/artifacts.md).
   --artifact DIR       Use an existing artifact instead of compiling FILE.
   --keep DIR           Compile into DIR and keep it (default: a temporary
                        directory, removed afterwards).

@@ -24,7 +24,7 @@ cd "$ROOT"
 JOBS="${ARGUS_JOBS:-2}"
 PACKAGES=(libtree-sitter-dev nlohmann-json3-dev libz3-dev libgtest-dev cmake ninja-build g++
           pkg-config llvm-19-dev libclang-19-dev liblld-19-dev clang-19 libclang-rt-19-dev neovim
-          libcpp-httplib-dev slurmctld slurmd slurm-client munge)
+          libcpp-httplib-dev slurmctld slurmd slurm-client munge hipcc libamdhip64-dev)
 
 step() { printf '\n==> %s\n' "$*"; }
 

@@ -291,6 +291,8 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
            << (check_call.empty() ? "" : ", ") << "grid, error, error_size);\n";
   launcher << "  if (status != 0)\n    return status;\n";
   if (meta.dynamic_shared_bytes > 0) {
+    if (!cuda)
+      launcher << "#if !defined(ARGUS_HIP_MODULE)\n";
     launcher << "  const " << rt << "Error_t attribute = " << rt << "FuncSetAttribute(" << kcpp
              << ", " << rt << "FuncAttributeMaxDynamicSharedMemorySize, "
              << meta.dynamic_shared_bytes << ");\n";
@@ -298,6 +300,8 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
     launcher << "    return argus_host_fail(error, error_size, 4, "
              << c_string(kname + ": cannot allow %d bytes of dynamic shared memory: %s") << ", "
              << meta.dynamic_shared_bytes << ", " << rt << "GetErrorString(attribute));\n";
+    if (!cuda)
+      launcher << "#endif\n";
   }
   std::string call_args;
   for (const ParamInfo &p : params)
@@ -345,11 +349,22 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
   if (cuda) {
     launcher << "  " << kcpp << "<<<" << dims << ", " << meta.dynamic_shared_bytes << ", stream>>>("
              << call_args << ");\n";
+    launcher << "  const cudaError_t launched = cudaGetLastError();\n";
   } else {
+    // The module path passes each argument's address (hipModuleLaunchKernel).
+    std::string addresses;
+    for (const ParamInfo &p : params)
+      addresses += (addresses.empty() ? "" : ", ") + std::string("(void *)&") + p.name;
+    launcher << "#if defined(ARGUS_HIP_MODULE)\n";
+    launcher << "  void *argus_params[] = {" << (addresses.empty() ? "NULL" : addresses) << "};\n";
+    launcher << "  const hipError_t launched = argus_hip_module_launch(" << c_string(kname) << ", "
+             << dims << ", " << meta.dynamic_shared_bytes << ", stream, argus_params);\n";
+    launcher << "#else\n";
     launcher << "  hipLaunchKernelGGL(" << kcpp << ", " << dims << ", " << meta.dynamic_shared_bytes
              << ", stream" << (call_args.empty() ? "" : ", ") << call_args << ");\n";
+    launcher << "  const hipError_t launched = hipGetLastError();\n";
+    launcher << "#endif\n";
   }
-  launcher << "  const " << rt << "Error_t launched = " << rt << "GetLastError();\n";
   launcher << "  if (launched != " << rt << "Success)\n";
   launcher << "    return argus_host_fail(error, error_size, 4, "
            << c_string(kname + ": launch failed: %s") << ", " << rt
@@ -606,7 +621,14 @@ void Lowerer::host_tail(const std::vector<KernelMeta> &metas) {
     out << "#if !defined(ARGUS_DEVICE_ONLY)\n";
   else
     out << "#if !defined(ARGUS_DEVICE_ONLY) && !defined(__HIP_DEVICE_COMPILE__)\n"
-           "#include <hip/hip_runtime.h>\n";
+           "#include <hip/hip_runtime.h>\n"
+           "#if defined(ARGUS_HIP_MODULE)\n"
+           "// Defined by the runner: launches `kernel` of the code object it loaded.\n"
+           "extern \"C\" hipError_t argus_hip_module_launch(const char *kernel, dim3 grid, dim3 "
+           "block,\n"
+           "                                              unsigned shared_bytes, hipStream_t stream,\n"
+           "                                              void **params);\n"
+           "#endif\n";
   out << "#include \"artifact_abi.h\"\n";
   if (cuda && uses_tensor_maps_)
     out << kTensorMapHelper;

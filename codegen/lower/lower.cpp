@@ -715,6 +715,11 @@ LowerResult Lowerer::run() {
       << "// `argus compile`. #line directives map device code to the .argus source.\n";
   out << (target_ == GpuTarget::Sm90 ? kCudaPrelude : kHipPrelude) << kFp8Prelude;
 
+  // gfx942 with ARGUS_HIP_MODULE: the runner's host-only build, which
+  // launches the code object argus compiled through HIP's module API (a
+  // hipcc that does not know gfx942 compiles the rest).
+  if (target_ == GpuTarget::Gfx942)
+    out << "\n#if !defined(ARGUS_HIP_MODULE)";
   // Device functions, callees first.
   const auto device_functions = reachable_device_functions(sema_, kernels);
   if (!device_functions.empty())
@@ -731,6 +736,8 @@ LowerResult Lowerer::run() {
       metas.push_back(std::move(meta));
   }
   fn_ = nullptr;
+  if (target_ == GpuTarget::Gfx942)
+    out << "#endif // !ARGUS_HIP_MODULE\n";
 
   // Host side.
   std::ostringstream host;

@@ -234,6 +234,9 @@ __host__ __device__ __forceinline__ float __half2float(_Float16 x) { return stat
 __host__ __device__ __forceinline__ _Float16 __float2half_rn(float x) { return static_cast<_Float16>(x); }
 // fp8: argus_fp8e4m3/e5m2 (OCP) and ..fnuz, kFp8Prelude after this text.
 
+// The device helpers: not in the runner's host-only build of an artifact
+// (ARGUS_HIP_MODULE), whose hipcc may not know these builtins or gfx942.
+#if !defined(ARGUS_HIP_MODULE)
 template <typename T> __device__ __forceinline__ T argus_floordiv(T a, T b) {
   const T q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -358,6 +361,7 @@ __device__ __forceinline__ T argus_atomic_cas_block(T *p, typename argus_same<T>
                                        __HIP_MEMORY_SCOPE_WORKGROUP);
   return expected;
 }
+#endif // !ARGUS_HIP_MODULE
 )";
 
 } // namespace argus::codegen::detail

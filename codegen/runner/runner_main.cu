@@ -8,13 +8,16 @@
 // The artifact provides argus_artifact_kernels(), argus_artifact_benches(),
 // argus_tensor_shape() and argus_launch() (argus/runner/artifact_abi.h); the
 // runner evaluates no expressions itself.
+//
+// For a gfx942 artifact (ARGUS_RUNNER_HIP, hipcc): the artifact's kernels.hip
+// is compiled for the host only (ARGUS_HIP_MODULE) and its launchers call
+// argus_hip_module_launch() below, which launches the kernels of the code
+// object argus compiled (kernels.hsaco, named by $ARGUS_CODE_OBJECT) through
+// hipModuleLoadData / hipModuleLaunchKernel: a hipcc that does not know
+// gfx942 (Debian's is 5.2, Clang 15) builds the runner all the same.
 #include "argus/runner/artifact_abi.h"
 #include "argus/runner/core.h"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-#include <cuda_runtime.h>
+#include "argus/runner/gpu_runtime.h"
 
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -98,7 +102,7 @@ struct DeviceBuffer {
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
   ~DeviceBuffer() {
     if (ptr)
-      cudaFree(ptr);
+      (void)cudaFree(ptr); // teardown: nothing to do about a failure
   }
 };
 
@@ -112,12 +116,31 @@ __device__ double load_element(const void *p, int dtype, int64_t i) {
     return static_cast<const float *>(p)[i];
   case int(ar::DType::F16):
     return __half2float(static_cast<const __half *>(p)[i]);
+#if defined(ARGUS_RUNNER_HIP)
+  case int(ar::DType::BF16): // the high half of an f32
+    return __uint_as_float(unsigned(static_cast<const unsigned short *>(p)[i]) << 16);
+  case int(ar::DType::FP8E4M3): // OCP e4m3: bias 7, no infinities, S.1111.111 is NaN
+  case int(ar::DType::FP8E5M2): { // OCP e5m2: bias 15, IEEE-like
+    const unsigned b = static_cast<const unsigned char *>(p)[i];
+    const bool e4 = dtype == int(ar::DType::FP8E4M3);
+    const int mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, emax = e4 ? 15 : 31;
+    const int exp = int(b & 0x7F) >> mbits, mant = int(b) & ((1 << mbits) - 1);
+    if (e4 && (b & 0x7F) == 0x7F)
+      return nan("");
+    if (!e4 && exp == emax)
+      return mant ? nan("") : ((b & 0x80) ? -INFINITY : INFINITY);
+    const double v = exp == 0 ? ldexp(double(mant), 1 - bias - mbits)
+                              : ldexp(double((1 << mbits) + mant), exp - bias - mbits);
+    return (b & 0x80) ? -v : v;
+  }
+#else
   case int(ar::DType::BF16):
     return __bfloat162float(static_cast<const __nv_bfloat16 *>(p)[i]);
   case int(ar::DType::FP8E4M3):
     return float(static_cast<const __nv_fp8_e4m3 *>(p)[i]);
   case int(ar::DType::FP8E5M2):
     return float(static_cast<const __nv_fp8_e5m2 *>(p)[i]);
+#endif
   case int(ar::DType::FP8E4M3FNUZ):
   case int(ar::DType::FP8E5M2FNUZ): { // MI300's formats: decoded by hand
     const unsigned b = static_cast<const unsigned char *>(p)[i];
@@ -885,7 +908,7 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
       ms.push_back(t);
     }
     for (auto &e : events)
-      cudaEventDestroy(e);
+      (void)cudaEventDestroy(e);
     r.timing = ar::summarize(ms);
   }
   // Rates: the @bench's flops/bytes at its own sizes; at other sizes 2·M·N·K
@@ -921,6 +944,46 @@ std::string run_plan(const ArtifactInfo &info, const Plan &plan, const ar::Optio
 
 } // namespace
 
+#if defined(ARGUS_RUNNER_HIP)
+// The launchers of a gfx942 artifact built with ARGUS_HIP_MODULE call this:
+// the code object ($ARGUS_CODE_OBJECT, set by the argus-runner script) is
+// loaded once, each kernel looked up once.
+extern "C" hipError_t argus_hip_module_launch(const char *kernel, dim3 grid, dim3 block,
+                                              unsigned shared_bytes, hipStream_t stream,
+                                              void **params) {
+  static hipModule_t module = nullptr;
+  static std::vector<std::pair<std::string, hipFunction_t>> functions;
+  if (!module) {
+    const char *path = std::getenv("ARGUS_CODE_OBJECT");
+    if (!path || !*path)
+      fail("ARGUS_CODE_OBJECT is not set: the runner needs the artifact's kernels.hsaco");
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f)
+      fail(std::string("cannot read the code object ") + path);
+    std::vector<char> image;
+    char chunk[65536];
+    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;)
+      image.insert(image.end(), chunk, chunk + n);
+    std::fclose(f);
+    const hipError_t loaded = hipModuleLoadData(&module, image.data());
+    if (loaded != hipSuccess)
+      return loaded;
+  }
+  hipFunction_t function = nullptr;
+  for (const auto &[name, fn] : functions)
+    if (name == kernel)
+      function = fn;
+  if (!function) {
+    const hipError_t found = hipModuleGetFunction(&function, module, kernel);
+    if (found != hipSuccess)
+      return found;
+    functions.emplace_back(kernel, function);
+  }
+  return hipModuleLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                               shared_bytes, stream, params, nullptr);
+}
+#endif
+
 int main(int argc, char **argv) {
   ar::Options o;
   const std::string usage = ar::parse_options(std::vector<std::string>(argv + 1, argv + argc), o);
@@ -941,6 +1004,12 @@ int main(int argc, char **argv) {
   const std::vector<Plan> plans = make_plans(*info, o);
 
   set_stage("device");
+  int devices = 0;
+  const cudaError_t counted = cudaGetDeviceCount(&devices);
+  if (counted != cudaSuccess || devices == 0)
+    fail(std::string("no " ARGUS_GPU_RUNTIME " device on this machine (") +
+         (counted != cudaSuccess ? cudaGetErrorString(counted) : "0 devices") +
+         "): run argus-runner on a GPU host");
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   cudaDeviceProp prop{};
