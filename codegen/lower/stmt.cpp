@@ -1192,6 +1192,14 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
     return;
   }
+  if (cuda && (id == BuiltinId::NvvmSetmaxnregInc || id == BuiltinId::NvvmSetmaxnregDec)) {
+    const Expr *n = call_arg(call, 0, "count");
+    const int64_t count = n ? sema_.constant_of(*n).value_or(0) : 0;
+    line(std::string("asm volatile(\"setmaxnreg.") +
+         (id == BuiltinId::NvvmSetmaxnregInc ? "inc" : "dec") + ".sync.aligned.u32 " +
+         std::to_string(count) + ";\\n\" ::: \"memory\");");
+    return;
+  }
   if (cuda && id == BuiltinId::NvvmTmaLoad) {
     tma_load(call);
     return;

@@ -87,6 +87,12 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   case BuiltinId::NvvmTmaLoad:
     cp_async_bulk(call, m, true);
     return Value{};
+  case BuiltinId::NvvmSetmaxnregInc:
+  case BuiltinId::NvvmSetmaxnregDec:
+    // No effect on data; .sync.aligned per warpgroup: all 128 threads of
+    // each warpgroup that executes it (E0905 otherwise).
+    whole_warpgroups(m, call, builtin_name(id));
+    return Value{};
   default:
     break;
   }

@@ -438,6 +438,15 @@ Type barrier_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args)
   return Type::void_type();
 }
 
+// setmaxnreg: the register budget a warpgroup moves to, 24 to 256 in steps of 8 (PTX ISA).
+Type setmaxnreg_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
+  if (const auto n = analyzer.constant(*args.args[0]); n && (*n < 24 || *n > 256 || *n % 8 != 0))
+    analyzer.error(codes::kArgumentType, args.args[0]->range,
+                   "setmaxnreg takes a register count from 24 to 256 in steps of 8, got " +
+                       std::to_string(*n));
+  return Type::void_type();
+}
+
 Type syncwarp_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
   analyzer.note_warp_group(call.range, "syncwarp");
   return Type::void_type();
@@ -1038,6 +1047,19 @@ std::vector<BuiltinSpec> make_table() {
        "bar. The tensor map is derived by codegen from src and dst (box, strides, swizzle) and "
        "built by the host launcher.",
        void_result});
+  for (const bool inc : {true, false})
+    t.push_back({"nvvm",
+                 inc ? "setmaxnreg_inc" : "setmaxnreg_dec",
+                 {{"count", K::IntConst}},
+                 false,
+                 inc ? "setmaxnreg.inc.sync.aligned.u32: this warpgroup's threads get `count` "
+                       "registers each (24-256, a multiple of 8), taken from those other "
+                       "warpgroups released; all 128 threads of the warpgroup execute it. For "
+                       "warp-specialized kernels: consumers grow, producers shrink."
+                     : "setmaxnreg.dec.sync.aligned.u32: this warpgroup's threads keep `count` "
+                       "registers each (24-256, a multiple of 8) and release the rest; all 128 "
+                       "threads of the warpgroup execute it.",
+                 setmaxnreg_result});
   t.push_back({"nvvm",
                "mbarrier_wait",
                {{"bar", K::Place, false, mbarrier}, {"phase", K::Integer}},

@@ -412,6 +412,24 @@ TEST(Lower, TmaLoadsThroughTensorMapsTheLauncherBuilds) {
   EXPECT_EQ(plain.source.find("CUtensorMap argus_tmap"), std::string::npos);
 }
 
+// setmaxnreg: the PTX instruction with its constant count.
+TEST(Lower, SetmaxnregIsPtx) {
+  const LowerResult roles = lower_text("@kernel(grid=1, block=256, target=\"sm90\")\n"
+                                       "def roles(X: Tensor((256,), f32)):\n"
+                                       "    t = thread_id()\n"
+                                       "    if t // 128 == 0:\n"
+                                       "        nvvm.setmaxnreg_dec(40)\n"
+                                       "    else:\n"
+                                       "        nvvm.setmaxnreg_inc(232)\n"
+                                       "    X[t] = 1.0\n",
+                                       GpuTarget::Sm90);
+  const std::string device = device_part(roles.source);
+  EXPECT_CONTAINS(device,
+                  "asm volatile(\"setmaxnreg.dec.sync.aligned.u32 40;\\n\" ::: \"memory\");");
+  EXPECT_CONTAINS(device,
+                  "asm volatile(\"setmaxnreg.inc.sync.aligned.u32 232;\\n\" ::: \"memory\");");
+}
+
 // A predicated cp.async: src-size 0 when invalid, with the tensor's base as
 // the address (the row past the end is never formed into a read).
 TEST(Lower, PredicatedCopyZeroFillsThroughSourceSize) {
