@@ -626,7 +626,8 @@ void Lowerer::host_tail(const std::vector<KernelMeta> &metas) {
            "// Defined by the runner: launches `kernel` of the code object it loaded.\n"
            "extern \"C\" hipError_t argus_hip_module_launch(const char *kernel, dim3 grid, dim3 "
            "block,\n"
-           "                                              unsigned shared_bytes, hipStream_t stream,\n"
+           "                                              unsigned shared_bytes, hipStream_t "
+           "stream,\n"
            "                                              void **params);\n"
            "#endif\n";
   out << "#include \"artifact_abi.h\"\n";

@@ -119,7 +119,7 @@ __device__ double load_element(const void *p, int dtype, int64_t i) {
 #if defined(ARGUS_RUNNER_HIP)
   case int(ar::DType::BF16): // the high half of an f32
     return __uint_as_float(unsigned(static_cast<const unsigned short *>(p)[i]) << 16);
-  case int(ar::DType::FP8E4M3): // OCP e4m3: bias 7, no infinities, S.1111.111 is NaN
+  case int(ar::DType::FP8E4M3):   // OCP e4m3: bias 7, no infinities, S.1111.111 is NaN
   case int(ar::DType::FP8E5M2): { // OCP e5m2: bias 15, IEEE-like
     const unsigned b = static_cast<const unsigned char *>(p)[i];
     const bool e4 = dtype == int(ar::DType::FP8E4M3);
