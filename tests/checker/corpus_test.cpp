@@ -294,7 +294,14 @@ TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
 // examples they change) carry tags and assertions, and check without errors.
 TEST(ExamplesTest, ExamplesAreTaggedCheckCleanAndSaySoPerProperty) {
   std::vector<fs::path> files;
-  for (const char *dir : {"examples", "bench/variants"})
+#ifdef ARGUS_SANITIZED_BUILD
+  // The variants change constants of examples checked here already: the same
+  // code paths, so the sanitizer tree does not pay for them twice.
+  const std::vector<const char *> dirs = {"examples"};
+#else
+  const std::vector<const char *> dirs = {"examples", "bench/variants"};
+#endif
+  for (const char *dir : dirs)
     for (const auto &e : fs::directory_iterator(kSourceDir / dir))
       if (e.path().extension() == ".argus")
         files.push_back(e.path());
