@@ -306,7 +306,7 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
   std::string call_args;
   for (const ParamInfo &p : params)
     call_args += (call_args.empty() ? "" : ", ") + p.name;
-  for (const TensorMap &map : cuda ? tensor_maps_ : std::vector<TensorMap>{}) {
+  for (const TensorMap &map : tensor_maps_) { // sm90 only: tma_load is an nvvm intrinsic
     // The tensor seen as 2-D: its leading dimensions are the rows.
     const ParamInfo *tensor = nullptr;
     for (const ParamInfo &p : params)

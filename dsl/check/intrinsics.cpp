@@ -379,6 +379,14 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
   if (element_bytes < b.cell_bytes && !refine(d.buffer, element_bytes))
     return;
   const int64_t span = std::max<int64_t>(1, element_bytes / b.cell_bytes);
+  // A TMA box reads its source as one row-major list of elements.
+  View flat;
+  if (box) {
+    flat.buffer = s->buffer;
+    flat.dtype = s->dtype;
+    flat.shape = {box->rows * box->cols};
+    flat.strides = {1};
+  }
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (!m[static_cast<size_t>(lane)] || (!d.bad.empty() && d.bad[static_cast<size_t>(lane)]))
       continue;
@@ -392,14 +400,8 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         const int64_t col = box->col0[static_cast<size_t>(lane)] + e % box->box_cols;
         if (row < 0 || col < 0 || row >= box->rows || col >= box->cols) {
           t.zero = true;
-        } else {
-          View flat;
-          flat.buffer = s->buffer;
-          flat.dtype = s->dtype;
-          flat.shape = {box->rows * box->cols};
-          flat.strides = {1};
-          if (!read_element(flat, lane, row * box->cols + col, call.range, t, value))
-            continue;
+        } else if (!read_element(flat, lane, row * box->cols + col, call.range, t, value)) {
+          continue;
         }
       } else if (s && !read_element(*s, lane, e, call.range, t, value))
         continue;
