@@ -315,6 +315,8 @@ ExprRef Lowerer::launch_coordinate(BuiltinId id, int dim) {
       return ctx_.symbol("argus_lane()", Interval::closed(0, 63));
     return linear_thread() % warp;
   }
+  if (id == BuiltinId::WarpgroupId)
+    return linear_thread() / 128;
   // warp_id
   return linear_thread() / warp;
 }
@@ -409,7 +411,7 @@ ExprRef Lowerer::iexpr(const Expr &e) {
       const int dim = d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0;
       return launch_coordinate(id, dim);
     }
-    if (id == BuiltinId::LaneId || id == BuiltinId::WarpId)
+    if (id == BuiltinId::LaneId || id == BuiltinId::WarpId || id == BuiltinId::WarpgroupId)
       return launch_coordinate(id, 0);
     if (!is_signed_int_type(t))
       break;
@@ -618,7 +620,8 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
     return "argus_bitcast<" + type_name(kind, target_) + ">(" + expr(*x, from) + ")";
   }
   if (id == BuiltinId::ThreadId || id == BuiltinId::BlockId || id == BuiltinId::BlockDim ||
-      id == BuiltinId::GridDim || id == BuiltinId::LaneId || id == BuiltinId::WarpId)
+      id == BuiltinId::GridDim || id == BuiltinId::LaneId || id == BuiltinId::WarpId ||
+      id == BuiltinId::WarpgroupId)
     return cpp(iexpr(call));
   if (id == BuiltinId::Cdiv ||
       ((id == BuiltinId::Min || id == BuiltinId::Max || id == BuiltinId::Abs) && t &&

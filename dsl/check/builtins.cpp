@@ -84,6 +84,8 @@ Value Machine::launch_coordinate(BuiltinId id, const Expr &call, const Mask &m) 
       x = lane % warp_size_;
     else if (id == BuiltinId::WarpId)
       x = lane / warp_size_;
+    else if (id == BuiltinId::WarpgroupId)
+      x = lane / 128;
     v.ints[static_cast<size_t>(lane)] = x;
   }
   return v;
@@ -491,6 +493,7 @@ Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
   case GridDim:
   case LaneId:
   case WarpId:
+  case WarpgroupId:
     return launch_coordinate(id, call, m);
   case Cdiv:
   case Min:

@@ -33,12 +33,15 @@ bool is_value_access(const Value &v) {
 
 } // namespace
 
-void Machine::exec_body(const std::vector<ast::StmtPtr> &body, Mask &m) {
-  for (const auto &s : body) {
+void Machine::exec_body(const std::vector<ast::StmtPtr> &body, Mask &m, bool loop) {
+  body_stack_.push_back(BodyPos{&body, 0, loop});
+  for (size_t i = 0; i < body.size(); ++i) {
     if (stopped_ || !any(m))
-      return;
-    exec(*s, m);
+      break;
+    body_stack_.back().index = i;
+    exec(*body[i], m);
   }
+  body_stack_.pop_back();
 }
 
 void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask &m) {
@@ -222,10 +225,14 @@ void Machine::exec(const Stmt &s, Mask &m) {
     Mask yes = condition(*s.value, m, &s, "this condition");
     Mask no = and_not(m, yes);
     Mask yes_after = yes, no_after = no;
-    if (any(yes))
-      exec_body(s.body, yes_after);
-    if (any(no))
-      exec_body(s.orelse, no_after);
+    if (any(yes) && any(no) && (barrier_ops(s) & kWaits)) {
+      fork_roles(s, yes, no, yes_after, no_after); // warp-specialized roles
+    } else {
+      if (any(yes))
+        exec_body(s.body, yes_after);
+      if (any(no))
+        exec_body(s.orelse, no_after);
+    }
     // Threads that returned inside a branch leave the enclosing mask.
     for (size_t i = 0; i < m.size(); ++i)
       if ((yes[i] && !yes_after[i]) || (no[i] && !no_after[i]))
@@ -247,6 +254,9 @@ void Machine::exec(const Stmt &s, Mask &m) {
       else
         assign_lanes(slot, v, m);
     }
+    if (return_slots_.empty())
+      for (size_t i = 0; i < m.size() && i < returned_.size(); ++i)
+        returned_[i] |= m[i];
     std::fill(m.begin(), m.end(), 0);
     break;
   case StmtKind::Break:
@@ -321,7 +331,7 @@ void Machine::for_loop(const Stmt &s, Mask &m) {
     }
     env_[var] = current;
     Mask body = active;
-    exec_body(s.body, body);
+    exec_body(s.body, body, /*loop=*/true);
     leave_body(active, body, m, left);
     if (current.uniform && step.uniform) {
       current.ints[0] += step.at(0);
@@ -366,7 +376,7 @@ void Machine::while_loop(const Stmt &s, Mask &m) {
     if (!any(active))
       break;
     Mask body = active;
-    exec_body(s.body, body);
+    exec_body(s.body, body, /*loop=*/true);
     leave_body(active, body, m, left);
     for (size_t i = 0; i < m.size(); ++i)
       if (!m[i] || left[i])

@@ -59,7 +59,11 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
   warp_size_ = kernel.target == sema::Target::Gfx942 ? 64 : 32;
   warp_shift_ = kernel.target == sema::Target::Gfx942 ? 6 : 5;
   const auto calls = calls_in(sema_, *kernel.function);
-  uses_named_barriers_ = calls.has(BuiltinId::Barrier);
+  // mbarrier arrivals order warps as named barriers do: a stage read by
+  // several consumer warps is released to the producer warp by warp.
+  uses_named_barriers_ = calls.has(BuiltinId::Barrier) ||
+                         calls.has(BuiltinId::NvvmMbarrierArrive) ||
+                         calls.has(BuiltinId::NvvmMbarrierExpectTx);
   uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp) ||
                       calls.has(BuiltinId::NvvmMbarrierArrive) ||
                       calls.has(BuiltinId::NvvmMbarrierExpectTx);
@@ -709,6 +713,9 @@ void Machine::start_block() {
   proxy_fence_clock_.clear();
   loads_.clear();
   mbarriers_.clear();
+  returned_.assign(static_cast<size_t>(lanes_), 0);
+  hung_ = false;
+  agents_.reset();
   warps_ = (lanes_ + warp_size_ - 1) / warp_size_;
   warp_clock_.assign(static_cast<size_t>(warps_ * warps_), 0);
   ++epoch_;

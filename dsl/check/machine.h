@@ -296,6 +296,30 @@ struct LoopExit {
   Mask broken, continued;
 };
 
+// Where a body is being run: the statement at `index`; `loop`: a loop's body
+// (what follows includes its next iterations, so the whole body).
+struct BodyPos {
+  const std::vector<ast::StmtPtr> *body = nullptr;
+  size_t index = 0;
+  bool loop = false;
+};
+
+class Agents; // agents.h: warp-specialized roles run as separate agents
+
+// The Machine's members that belong to the agent running (agents.h): swapped
+// out when it blocks and in when it resumes. Locals are per agent (a role's
+// loop counter is its own); they are merged by lanes where the roles join.
+struct AgentContext {
+  std::unordered_map<const Symbol *, Value> env;
+  std::vector<LoopFrame> loops;
+  std::vector<LoopExit> exits;
+  std::vector<Value *> return_slots;
+  std::vector<BodyPos> body_stack;
+  const ast::Stmt *current_stmt = nullptr;
+  int32_t current_site = -1;
+  const ast::Expr *range_checked = nullptr;
+};
+
 class Machine {
 public:
   Machine(const CheckedFile &file, const sema::FunctionInfo &kernel, const CheckerOptions &options);
@@ -350,7 +374,26 @@ public:
   std::vector<Site> sites_;
   std::map<std::pair<uint32_t, uint32_t>, int32_t> site_ids_;
   std::vector<LoopFrame> loops_;
-  std::vector<LoopExit> exits_; // one per for/while loop being run (also while loops)
+  std::vector<LoopExit> exits_;     // one per for/while loop being run (also while loops)
+  std::vector<BodyPos> body_stack_; // the bodies being run, outermost first
+  // Threads of the current block that returned from the kernel (per lane).
+  std::vector<uint8_t> returned_;
+  // Warp-specialized roles (agents.h): null while the block runs in lockstep.
+  std::shared_ptr<Agents> agents_;
+  AgentContext save_context(bool copy_env);
+  void load_context(AgentContext &&ctx);
+  // Per statement: bit 0 it (or a @device function it calls) waits on an
+  // mbarrier, bit 1 it arrives on one or issues a copy counted on one.
+  enum : uint8_t { kWaits = 1, kArrives = 2 };
+  std::unordered_map<const ast::Stmt *, uint8_t> barrier_ops_;
+  uint8_t barrier_ops(const ast::Stmt &s);
+  // Whether a thread that goes on from the innermost position of `stack`
+  // (past the statement there) may arrive on an mbarrier.
+  bool continuation_arrives(const std::vector<BodyPos> &stack);
+  // `if` both of whose sides have threads and some wait on an mbarrier: the
+  // sides run as agents (agents.h), each until it blocks on a wait.
+  void fork_roles(const ast::Stmt &s, const Mask &yes, const Mask &no, Mask &yes_after,
+                  Mask &no_after);
   int64_t epoch_ = 0;
   // Vector clocks of the warps of the current block, within a syncthreads()
   // interval: warp_clock_[w * warps_ + v] is what warp w knows of warp v's
@@ -408,6 +451,10 @@ public:
   std::vector<Value *> return_slots_;
 
   std::vector<Violation> violations_;
+  // The block's roles deadlocked (agents.h): later violations of the block
+  // go to `muted_`, not violations_ (the hardware would hang there).
+  bool hung_ = false;
+  Violation muted_;
   // Every statement executed (at any thread): the driver reports the ones no
   // size instance reached, the coverage test compares them with the AST.
   std::unordered_set<const ast::Stmt *> visited_;
@@ -577,7 +624,7 @@ public:
   std::string tensor_name(const ast::Expr &e) const;
 
   // exec.cpp
-  void exec_body(const std::vector<ast::StmtPtr> &body, Mask &m);
+  void exec_body(const std::vector<ast::StmtPtr> &body, Mask &m, bool loop = false);
   void exec(const ast::Stmt &s, Mask &m);
   void assign(const ast::Stmt &s, const ast::Expr &target, const Value &value, Mask &m);
   void assign_fragment_element(const ast::Expr &base_e, const Value &base,
@@ -607,6 +654,13 @@ public:
     std::vector<int32_t> arrived;                   // join of the current phase's arrivers' clocks
     std::array<std::vector<int32_t>, 2> completed;  // by parity: the last such phase's join
     std::array<int64_t, 2> completed_epoch{-1, -1}; // syncthreads() interval it completed in
+    // The last phases completed (number, epoch, arrivers' join), for a waiter
+    // that blocked on one (agents) and resumes after later phases completed.
+    struct Completed {
+      int64_t phase, epoch;
+      std::vector<int32_t> arrived;
+    };
+    std::deque<Completed> recent;
     int64_t tx = 0; // bytes announced (expect_tx) less bytes delivered, this phase
     // Bulk copies counted on this barrier, not landed yet: (lane, write, bytes
     // of its copy when it is the copy's first write, else 0).
@@ -629,6 +683,8 @@ public:
   // The waiting warp is ordered after the arrivers of bar's last phase of
   // this parity, when it completed in this syncthreads() interval.
   void order_after_phase(const MBarrier &bar, size_t parity, int64_t warp);
+  // The same for phase number `phase` (a waiter resumed by the agents).
+  void order_after_phase_number(const MBarrier &bar, int64_t phase, int64_t warp);
   // After a reported deadlock or byte-count error: the phase counts as
   // completed for `lane`'s warp (no cascade of errors after the first).
   void force_phase(MBarrier &bar, int64_t lane);

@@ -9,15 +9,18 @@
 // accesses before its waiters' later ones through the warp clocks
 // (Machine::warp_clock_), as a named barrier does.
 //
-// The interpreter runs a block's threads in lockstep, so the arrivals a wait
-// needs must have happened before it: a wait whose phase is not complete when
-// every thread of the block is waiting is a deadlock (E0905); when some
-// threads are elsewhere (another branch, run later) it is W0901, the
-// rendezvous of warp-specialized roles, which needs the roles run as agents.
+// The interpreter runs a block's threads in lockstep, so in lockstep the
+// arrivals a wait needs must have happened before it: a wait whose phase is
+// not complete when every thread of the block is waiting is a deadlock
+// (E0905); when some threads are elsewhere it is W0901. The sides of an `if`
+// that waits run as agents (agents.h): a wait blocks its agent until other
+// roles complete the phase, and when no role can go on it is a deadlock (or
+// W0901 when threads outside the roles might still arrive).
 // The barrier cell itself is written by the init and read by every arrival
 // and wait, so using a barrier before it is initialized, or without a
 // syncthreads() after another thread initialized it, is an uninitialized read
 // or a race on that cell.
+#include "agents.h"
 #include "machine.h"
 
 #include <algorithm>
@@ -123,6 +126,10 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
 
   // mbarrier_wait(bar, parity).
   const bool whole_block = std::all_of(m.begin(), m.begin() + lanes_, [](uint8_t x) { return x; });
+  // Lanes whose phase has not completed (after the copies counted on it
+  // landed): with roles running as agents, they block until other roles
+  // complete it (agents.h); in lockstep nobody else can.
+  std::vector<std::pair<int64_t, MBarrier *>> blocked;
   for (const auto &[lane, bar] : lanes) {
     const int64_t parity = operand.at(static_cast<size_t>(lane)) & 1;
     if (bar->phase % 2 != parity) {
@@ -132,11 +139,45 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
       continue;
     }
     // The phase waited for has not completed: its bulk copies land now (the
-    // wait is where the threads observe them), then, in lockstep, no thread
-    // waiting here can arrive on it any more.
+    // wait is where the threads observe them).
     land_bulk_copies(*bar);
     complete_phase_if_done(*bar);
     if (bar->phase % 2 != parity) {
+      order_after_phase(*bar, static_cast<size_t>(parity), warp_of(lane));
+      continue;
+    }
+    blocked.emplace_back(lane, bar);
+  }
+  if (blocked.empty())
+    return;
+  Agents::Wake wake = Agents::Wake::Unmodelled;
+  std::vector<Agents::OtherWait> others;
+  if (agents_) {
+    std::vector<Agents::Await> awaits;
+    std::vector<int64_t> phases; // per blocked lane: the phase it waits for
+    Mask waiting(static_cast<size_t>(lanes_), 0);
+    for (const auto &[lane, bar] : blocked) {
+      waiting[static_cast<size_t>(lane)] = 1;
+      phases.push_back(bar->phase);
+      if (std::none_of(awaits.begin(), awaits.end(),
+                       [&](const Agents::Await &a) { return a.bar == bar; }))
+        awaits.push_back({bar, bar->phase});
+    }
+    const std::string what =
+        "waiting for phase " + std::to_string(blocked[0].second->phase) + " of " + name;
+    std::shared_ptr<Agents> agents = agents_;
+    wake = agents->block(std::move(awaits), waiting, what, call.range, others);
+    if (wake == Agents::Wake::Completed) {
+      for (size_t k = 0; k < blocked.size(); ++k)
+        order_after_phase_number(*blocked[k].second, phases[k], warp_of(blocked[k].first));
+      return;
+    }
+    if (stopped_) // a budget ran out: the roles are wound down, not judged
+      return;
+  }
+  for (const auto &[lane, bar] : blocked) {
+    const int64_t parity = operand.at(static_cast<size_t>(lane)) & 1;
+    if (bar->phase % 2 != parity) { // forced for an earlier lane of this wait
       order_after_phase(*bar, static_cast<size_t>(parity), warp_of(lane));
       continue;
     }
@@ -161,22 +202,41 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
                                (bar->pending == 1 ? "" : "s") + " of " + std::to_string(bar->count)
                          : std::to_string(bar->tx) + " bytes that no copy counted on it delivers "
                                                      "(expect_tx announced more)";
-    if (whole_block) {
+    const bool deadlock = agents_ ? wake == Agents::Wake::Deadlock : whole_block;
+    if (deadlock) {
       if (should_report("barrier-divergence", call.range)) {
+        std::string rest = !agents_ ? " and every thread of the block is waiting here"
+                           : others.empty()
+                               ? " and no other thread of the block can make them (the others "
+                                 "returned or are done)"
+                               : ", and every other role is waiting too: ";
+        for (size_t k = 0; k < others.size(); ++k)
+          rest += (k ? "; " : "") + others[k].text;
         Violation &viol =
             report("barrier-divergence", bar->pending > 0 ? "mbarrier-deadlock" : "mbarrier-tx", w,
                    "deadlock: the wait on phase " + std::to_string(bar->phase) + " (parity " +
                        std::to_string(parity) + ") of " + name + " never returns: it needs " +
-                       needs + " and every thread of the block is waiting here");
+                       needs + rest);
         viol.data["pending"] = bar->pending;
         viol.data["bytes"] = bar->tx;
         viol.data["phase"] = bar->phase;
+        for (const Agents::OtherWait &o : others)
+          viol.related.push_back(RelatedInformation{o.at, o.text});
       }
+      // The roles hang here: what the block would do after it never happens,
+      // so nothing after it is reported (the run goes on, for coverage).
+      if (agents_)
+        hung_ = true;
     } else if (should_report("unproven", call.range)) {
       report("unproven", "mbarrier", w,
              "the wait on phase " + std::to_string(bar->phase) + " of " + name + " needs " + needs +
-                 " that threads running another branch would make; the checker runs branches "
-                 "one after the other, not alongside: this rendezvous is not checked",
+                 (agents_ ? " and no role can go on, but threads outside the waiting roles (done "
+                            "with a branch, or parked where a loop let them out) may still make "
+                            "them: the checker does not run those alongside, so this rendezvous "
+                            "is not checked"
+                          : " that threads running another branch would make; the checker runs "
+                            "branches one after the other, not alongside: this rendezvous is "
+                            "not checked"),
              true);
     }
     // Reported: the threads go on as if the phase had completed, so that one
@@ -206,12 +266,21 @@ void Machine::order_after_phase(const MBarrier &bar, size_t parity, int64_t warp
     join_into_warp(warp, bar.completed[parity]);
 }
 
+void Machine::order_after_phase_number(const MBarrier &bar, int64_t phase, int64_t warp) {
+  for (const MBarrier::Completed &c : bar.recent)
+    if (c.phase == phase && c.epoch == epoch_)
+      join_into_warp(warp, c.arrived);
+}
+
 void Machine::complete_phase_if_done(MBarrier &bar) {
   if (bar.pending != 0 || bar.tx != 0)
     return;
   const size_t parity = static_cast<size_t>(bar.phase % 2);
   bar.completed[parity] = bar.arrived;
   bar.completed_epoch[parity] = epoch_;
+  bar.recent.push_back({bar.phase, epoch_, bar.arrived});
+  if (bar.recent.size() > 4)
+    bar.recent.pop_front();
   bar.phase += 1;
   bar.pending = bar.count;
   std::fill(bar.arrived.begin(), bar.arrived.end(), 0);

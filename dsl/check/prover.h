@@ -390,6 +390,8 @@ private:
       return floor_mod(linear, ctx_.int_val(warp_));
     if (n == BuiltinId::WarpId)
       return floor_div(linear, ctx_.int_val(warp_));
+    if (n == BuiltinId::WarpgroupId)
+      return floor_div(linear, ctx_.int_val(128));
     const sema::CallTarget target = sema_.call_of(c);
     const sema::FunctionInfo *fn =
         target.kind == sema::CallKind::Device ? sema_.function_info(target.device->name) : nullptr;

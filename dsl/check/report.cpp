@@ -148,6 +148,10 @@ Violation &Machine::report(const std::string &kind, const std::string &check, co
   v.data["fixes"] = nlohmann::json::array();
   if (trace_) [[unlikely]]
     v.history = trace_history(where);
+  if (hung_) { // after a deadlock of the block's roles: not a real execution
+    muted_ = std::move(v);
+    return muted_;
+  }
   violations_.push_back(std::move(v));
   return violations_.back();
 }

@@ -69,16 +69,23 @@ void callees_in(const sema::SemaResult &sema, const Expr &e, Callees &names,
                 std::set<const ast::Function *> &walked);
 
 void callees_in(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body, Callees &names,
+                std::set<const ast::Function *> &walked);
+
+void callees_in(const sema::SemaResult &sema, const ast::Stmt &s, Callees &names,
                 std::set<const ast::Function *> &walked) {
-  for (const auto &s : body) {
-    for (const Expr *e : {s->value.get(), s->target.get(), s->annotation.get()})
-      if (e)
-        callees_in(sema, *e, names, walked);
-    for (const auto &t : s->targets)
-      callees_in(sema, *t, names, walked);
-    callees_in(sema, s->body, names, walked);
-    callees_in(sema, s->orelse, names, walked);
-  }
+  for (const Expr *e : {s.value.get(), s.target.get(), s.annotation.get()})
+    if (e)
+      callees_in(sema, *e, names, walked);
+  for (const auto &t : s.targets)
+    callees_in(sema, *t, names, walked);
+  callees_in(sema, s.body, names, walked);
+  callees_in(sema, s.orelse, names, walked);
+}
+
+void callees_in(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body, Callees &names,
+                std::set<const ast::Function *> &walked) {
+  for (const auto &s : body)
+    callees_in(sema, *s, names, walked);
 }
 
 void callees_in(const sema::SemaResult &sema, const Expr &e, Callees &names,
@@ -111,6 +118,13 @@ Callees calls_in(const sema::SemaResult &sema, const ast::Function &kernel) {
   Callees calls;
   std::set<const ast::Function *> walked;
   callees_in(sema, kernel.body, calls, walked);
+  return calls;
+}
+
+Callees calls_in(const sema::SemaResult &sema, const ast::Stmt &stmt) {
+  Callees calls;
+  std::set<const ast::Function *> walked;
+  callees_in(sema, stmt, calls, walked);
   return calls;
 }
 

@@ -44,6 +44,8 @@ struct Callees {
   }
 };
 Callees calls_in(const sema::SemaResult &sema, const ast::Function &kernel);
+// The same for one statement (with its nested statements).
+Callees calls_in(const sema::SemaResult &sema, const ast::Stmt &stmt);
 
 VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo &kernel,
                               const CheckerOptions &options, const KernelReport &report,

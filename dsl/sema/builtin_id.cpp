@@ -54,7 +54,7 @@ std::span<const BuiltinId> all_builtin_ids() { return kIds; }
 bool is_launch_coordinate(BuiltinId id) {
   using enum BuiltinId;
   return id == ThreadId || id == BlockId || id == BlockDim || id == GridDim || id == LaneId ||
-         id == WarpId;
+         id == WarpId || id == WarpgroupId;
 }
 
 bool is_unary_math(BuiltinId id) {

@@ -424,6 +424,11 @@ template <BuiltinId Id> Type vote_result(Analyzer &analyzer, const Expr &call, c
 
 // barrier(id, threads): PTX bar.sync id, threads. Ids 1..15 (0 is the one
 // syncthreads() uses); the count is whole warps.
+Type warpgroup_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
+  analyzer.note_sm90_only(call.range, "warpgroup_id()");
+  return Type::scalar_of(ScalarKind::I32);
+}
+
 Type barrier_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   if (const auto id = analyzer.constant(*args.args[0]); id && (*id < 1 || *id > 15))
     analyzer.error(codes::kArgumentType, args.args[0]->range,
@@ -612,6 +617,14 @@ std::vector<BuiltinSpec> make_table() {
        "Lane of this thread in its warp (0..31) or wavefront (0..63).",
        i32_result},
       {"", "warp_id", {}, false, "Warp (wavefront) of this thread in its block.", i32_result},
+      {"",
+       "warpgroup_id",
+       {},
+       false,
+       "Warpgroup of this thread in its block (its linear index // 128): the unit of wgmma and "
+       "setmaxnreg, and of the roles of a warp-specialized kernel. A kernel that calls it "
+       "targets sm90.",
+       warpgroup_result},
       // Integer helpers.
       {"",
        "cdiv",

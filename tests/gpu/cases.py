@@ -78,6 +78,14 @@ CASES = [
     ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(256, 384, 64), "ok"),    # one k-tile
     ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(128, 128, 320), "ok"),   # 5 k-tiles: wraps
     ("gemm_tma_wgmma_sm90", "gemm_tma_wgmma_sm90", gemm(128, 128, 96), "refuse"),
+    # gemm_ws_wgmma_sm90: producer + two consumer warpgroups on mbarriers, 128 x 256 tiles
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(4096, 4096, 4096), "ok"),
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(8192, 8192, 8192), "ok"),
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(4096, 14336, 4096), "ok"),
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 4096, 4096), "ok"),
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(256, 512, 64), "ok"),     # one k-tile
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 256, 576), "ok"),    # 9 k-tiles: wraps twice
+    ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 128, 64), "refuse"),
     # gemm_splitk_mma_sm90: assume(M % 128 == 0, N % 128 == 0, K % (32 * 4) == 0); before=gemm_zero
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(1024, 1024, 16384), "ok"),
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(4096, 4096, 4096), "ok"),

@@ -31,7 +31,7 @@ std::optional<BuiltinId> builtin_by_name(std::string_view ns, std::string_view n
 std::span<const BuiltinId> all_builtin_ids();
 
 // Families the stages treat alike.
-bool is_launch_coordinate(BuiltinId id); // thread_id ... warp_id
+bool is_launch_coordinate(BuiltinId id); // thread_id ... warpgroup_id
 bool is_unary_math(BuiltinId id);        // exp, exp2, log, log2, sqrt, rsqrt, tanh
 bool is_shuffle(BuiltinId id);
 bool is_warp_vote(BuiltinId id);          // ballot, any_sync, all_sync
