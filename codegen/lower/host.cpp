@@ -306,7 +306,7 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
   std::string call_args;
   for (const ParamInfo &p : params)
     call_args += (call_args.empty() ? "" : ", ") + p.name;
-  for (const TensorMap &map : tensor_maps_) { // sm90 only: tma_load is an nvvm intrinsic
+  for (const TensorMap &map : tensor_maps_) { // sm90 only: tma_load/tma_store are nvvm intrinsics
     // The tensor seen as 2-D: its leading dimensions are the rows.
     const ParamInfo *tensor = nullptr;
     for (const ParamInfo &p : params)
@@ -314,7 +314,8 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
         tensor = &p;
     const Shape &shape = shapes[map.tensor];
     if (!tensor || shape.dims.empty()) {
-      error(info.function->name_range, "the tensor map of a tma_load has no tensor shape");
+      error(info.function->name_range,
+            "the tensor map of a tma_load or tma_store has no tensor shape");
       continue;
     }
     const Buffer &b = buffers_[static_cast<size_t>(param_buffers_[map.tensor])];
@@ -330,7 +331,7 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
              << " % 16 != 0 || rows > (UINT64_C(1) << 31))\n";
     launcher << "      return argus_host_fail(error, error_size, 2, "
              << c_string(kname + ": tensor " + tensor_name +
-                         " is read by TMA: its address must be 16-byte aligned, its rows (%llu "
+                         " is accessed by TMA: its address must be 16-byte aligned, its rows (%llu "
                          "bytes) a multiple of 16 bytes and under 2^31 of them (%llu)")
              << ", (unsigned long long)(cols * " << eb << "), (unsigned long long)rows);\n";
     launcher << "    const CUresult built = argus_tensor_map_2d(&" << map.name << ", " << eb

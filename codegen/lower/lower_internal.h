@@ -178,6 +178,10 @@ public:
   void intrinsic_statement(const ast::Expr &call);
   void wgmma(const ast::Expr &call, const std::string &type);
   void tma_load(const ast::Expr &call);
+  void tma_store(const ast::Expr &call);
+  // The tensor map of (tensor, box, swizzle), made once per kernel.
+  const TensorMap &tensor_map(const sema::Symbol *tensor, int64_t rows, int64_t cols,
+                              int swizzle_bytes);
   // The last extent of a tensor parameter, as kernel C++ ("" if it has none).
   std::string last_extent(const sema::Symbol *tensor);
   void for_loop(const ast::Stmt &s);

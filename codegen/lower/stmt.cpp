@@ -1204,6 +1204,16 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     tma_load(call);
     return;
   }
+  if (cuda && id == BuiltinId::NvvmTmaStore) {
+    tma_store(call);
+    return;
+  }
+  if (cuda && id == BuiltinId::NvvmTmaStoreWait) {
+    const Expr *n = call_arg(call, 0, "n");
+    line("asm volatile(\"cp.async.bulk.wait_group.read " +
+         std::to_string(n ? sema_.constant_of(*n).value_or(0) : 0) + ";\\n\" ::: \"memory\");");
+    return;
+  }
   if (cuda && id == BuiltinId::NvvmCpAsyncBulk) {
     auto dst = arg_view(call, 0, "dst");
     auto src = arg_view(call, 1, "src");
@@ -1443,22 +1453,8 @@ void Lowerer::tma_load(const ast::Expr &call) {
     error(call.range, "tma_load: the shape of " + sb.param->name + " is not known");
     return;
   }
-  TensorMap map;
-  map.tensor = sb.param;
-  map.box_rows = src->shape[0].constant();
-  map.box_cols = src->shape[1].constant();
-  map.swizzle_bytes = db.swizzle ? 16 << db.swizzle->bits : 0;
-  auto same = [&](const TensorMap &m) {
-    return m.tensor == map.tensor && m.box_rows == map.box_rows && m.box_cols == map.box_cols &&
-           m.swizzle_bytes == map.swizzle_bytes;
-  };
-  auto it = std::find_if(tensor_maps_.begin(), tensor_maps_.end(), same);
-  if (it == tensor_maps_.end()) {
-    map.name = "argus_tmap_" + std::to_string(tensor_maps_.size());
-    tensor_maps_.push_back(map);
-    it = tensor_maps_.end() - 1;
-  }
-  uses_tensor_maps_ = true;
+  const TensorMap &map = tensor_map(sb.param, src->shape[0].constant(), src->shape[1].constant(),
+                                    db.swizzle ? 16 << db.swizzle->bits : 0);
   mark_written(*dst);
   const std::string element = "(" + cpp(src->offset) + ") / " + std::to_string(bytes_of(sb.dtype));
   line("{");
@@ -1466,11 +1462,66 @@ void Lowerer::tma_load(const ast::Expr &call) {
   line("  asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
        "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\\n\"");
   line("               :: \"r\"(argus_smem_addr(" + address_of(*dst) +
-       ")), \"l\"(reinterpret_cast<uint64_t>(&" + it->name +
+       ")), \"l\"(reinterpret_cast<uint64_t>(&" + map.name +
        ")), \"r\"(static_cast<int32_t>(argus_first % " + extent +
        ")), \"r\"(static_cast<int32_t>(argus_first / " + extent + ")), \"r\"(argus_smem_addr(" +
        address_of(*bar) + "))");
   line("               : \"memory\");");
+  line("}");
+}
+
+const Lowerer::TensorMap &Lowerer::tensor_map(const sema::Symbol *tensor, int64_t rows,
+                                              int64_t cols, int swizzle_bytes) {
+  for (const TensorMap &m : tensor_maps_)
+    if (m.tensor == tensor && m.box_rows == rows && m.box_cols == cols &&
+        m.swizzle_bytes == swizzle_bytes)
+      return m;
+  TensorMap map;
+  map.tensor = tensor;
+  map.box_rows = rows;
+  map.box_cols = cols;
+  map.swizzle_bytes = swizzle_bytes;
+  map.name = "argus_tmap_" + std::to_string(tensor_maps_.size());
+  tensor_maps_.push_back(map);
+  uses_tensor_maps_ = true;
+  return tensor_maps_.back();
+}
+
+// tma_store(dst, src): cp.async.bulk.tensor.2d from shared memory to the box
+// dst on a tensor map of dst's tensor (the swizzle of src's buffer), then a
+// bulk commit group, which tma_store_wait counts.
+void Lowerer::tma_store(const ast::Expr &call) {
+  auto dst = arg_view(call, 0, "dst");
+  auto src = arg_view(call, 1, "src");
+  if (!dst || !src)
+    return;
+  const Buffer &gb = buffers_[static_cast<size_t>(dst->buffer)];
+  const Buffer &sb = buffers_[static_cast<size_t>(src->buffer)];
+  if (dst->shape.size() != 2 || !dst->shape[0].is_constant() || !dst->shape[1].is_constant() ||
+      !gb.param || gb.space != sema::MemorySpace::Global) {
+    error(call.range,
+          "tma_store needs a (rows, cols) tile of constant shape of a tensor parameter");
+    return;
+  }
+  const std::string extent = last_extent(gb.param);
+  if (extent.empty()) {
+    error(call.range, "tma_store: the shape of " + gb.param->name + " is not known");
+    return;
+  }
+  const TensorMap &map = tensor_map(gb.param, dst->shape[0].constant(), dst->shape[1].constant(),
+                                    sb.swizzle ? 16 << sb.swizzle->bits : 0);
+  mark_written(*dst);
+  const std::string element = "(" + cpp(dst->offset) + ") / " + std::to_string(bytes_of(gb.dtype));
+  line("{");
+  line("  const int64_t argus_first = " + element + ";");
+  line("  asm volatile(\"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], "
+       "[%3];\\n\"");
+  line("               :: \"l\"(reinterpret_cast<uint64_t>(&" + map.name +
+       ")), \"r\"(static_cast<int32_t>(argus_first % " + extent +
+       ")), \"r\"(static_cast<int32_t>(argus_first / " + extent + ")), \"r\"(argus_smem_addr(" +
+       address_of(*src) + "))");
+  line("               : \"memory\");");
+  line("  asm volatile(\"cp.async.bulk.commit_group;\\n\" ::: \"memory\");");
   line("}");
 }
 

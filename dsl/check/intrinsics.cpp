@@ -87,6 +87,12 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   case BuiltinId::NvvmTmaLoad:
     cp_async_bulk(call, m, true);
     return Value{};
+  case BuiltinId::NvvmTmaStore:
+    tma_store(call, m);
+    return Value{};
+  case BuiltinId::NvvmTmaStoreWait:
+    tma_store_wait(call, m);
+    return Value{};
   case BuiltinId::NvvmSetmaxnregInc:
   case BuiltinId::NvvmSetmaxnregDec:
     // No effect on data; .sync.aligned per warpgroup: all 128 threads of
@@ -440,10 +446,11 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         if (l.wgmma_readers > 0 && should_report("race", call.range)) {
           Where w = where_at(b, lane, idx, call.range);
           w.origin = l.wgmma_site;
-          report("race", "wgmma-operand", w,
+          report("race", l.store_reader ? "tma-store-source" : "wgmma-operand", w,
                  "data race on " + b.name +
-                     ": async copy into it while a wgmma reading it is in flight (not yet "
-                     "retired by wgmma_wait_group)");
+                     ": async copy into it while an asynchronous read of it (a wgmma or a "
+                     "tma_store) is in flight (not yet retired by wgmma_wait_group or "
+                     "tma_store_wait)");
         }
         l.pending_lane = static_cast<int32_t>(lane);
         l.pending_site = site;

@@ -53,21 +53,38 @@ int64_t View::elements() const {
   return n;
 }
 
+namespace {
+
+// An `if` that waits on an mbarrier, at any depth of `body`.
+bool waits_under_if(const sema::SemaResult &sema, const std::vector<ast::StmtPtr> &body) {
+  for (const auto &s : body) {
+    if (s->kind == ast::StmtKind::If && calls_in(sema, *s).has(BuiltinId::NvvmMbarrierWait))
+      return true;
+    if (waits_under_if(sema, s->body) || waits_under_if(sema, s->orelse))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool Machine::has_roles(const ast::Function &f) const { return waits_under_if(sema_, f.body); }
+
 Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
                  const CheckerOptions &options)
     : file_(file), sema_(*file.sema), kernel_(kernel), options_(options) {
   warp_size_ = kernel.target == sema::Target::Gfx942 ? 64 : 32;
   warp_shift_ = kernel.target == sema::Target::Gfx942 ? 6 : 5;
   const auto calls = calls_in(sema_, *kernel.function);
-  // mbarrier arrivals order warps as named barriers do: a stage read by
-  // several consumer warps is released to the producer warp by warp.
-  uses_named_barriers_ = calls.has(BuiltinId::Barrier) ||
-                         calls.has(BuiltinId::NvvmMbarrierArrive) ||
-                         calls.has(BuiltinId::NvvmMbarrierExpectTx);
+  // With roles (an if that waits on an mbarrier: agents.h) mbarrier arrivals
+  // order warps as named barriers do, and a stage read by several consumer
+  // warps is released to the producer warp by warp: keep per-warp reads.
+  uses_named_barriers_ = calls.has(BuiltinId::Barrier) || has_roles(*kernel.function);
   uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp) ||
                       calls.has(BuiltinId::NvvmMbarrierArrive) ||
                       calls.has(BuiltinId::NvvmMbarrierExpectTx);
-  uses_wgmma_ = calls.any(is_wgmma);
+  // Readers through the async proxy: the proxy-fence rule stamps shared writes.
+  uses_wgmma_ = calls.any(is_wgmma) || calls.has(BuiltinId::NvvmTmaStore);
 }
 
 int Machine::field_id(const std::string &name) {
@@ -452,10 +469,10 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       if (should_report("race", at)) {
         Where w = where();
         w.origin = l.wgmma_site;
-        report("race", "wgmma-operand", w,
+        report("race", l.store_reader ? "tma-store-source" : "wgmma-operand", w,
                "data race on " + b.name +
-                   ": written while a wgmma reading it is in flight (not yet retired by "
-                   "wgmma_wait_group)");
+                   ": written while an asynchronous read of it (a wgmma or a tma_store) is in "
+                   "flight (not yet retired by wgmma_wait_group or tma_store_wait)");
       }
     } else if (!async_landing && l.pending_lane >= 0 && l.pending_lane != lane) {
       if (should_report("race", at)) {
@@ -714,6 +731,7 @@ void Machine::start_block() {
   loads_.clear();
   mbarriers_.clear();
   returned_.assign(static_cast<size_t>(lanes_), 0);
+  tma_stores_.assign(static_cast<size_t>(lanes_), {});
   hung_ = false;
   agents_.reset();
   warps_ = (lanes_ + warp_size_ - 1) / warp_size_;

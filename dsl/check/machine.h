@@ -183,10 +183,11 @@ struct CellLog {
   int32_t writes = 0;        // in-kernel writes (coverage)
   int32_t pending_lane = -1; // an async copy to this cell is in flight
   int32_t pending_site = -1;
-  int32_t wgmma_readers = 0; // wgmma groups reading this cell, not yet waited for
+  int32_t wgmma_readers = 0; // wgmma groups or tma_stores reading this cell, not yet waited for
   int32_t wgmma_site = -1;
   int64_t write_clock = -1; // Machine::proxy_clock_ at the last write (generic proxy)
   bool many_readers = false;
+  bool store_reader = false; // the last such reader was a tma_store (else a wgmma)
   // syncwarp(), barrier(): the warp stamps (Machine::warp_clock_) of the last write and
   // read, and whether readers of this interval were of several warps.
   int32_t write_warp_epoch = 0;
@@ -361,7 +362,7 @@ public:
   // are not stamped.
   bool uses_warp_clocks_ = false;
   bool uses_named_barriers_ = false; // shared reads of several warps keep a stamp per warp
-  bool uses_wgmma_ = false;          // else shared writes are not stamped for the proxy-fence rule
+  bool uses_wgmma_ = false; // or tma_store: else shared writes are not stamped (proxy-fence rule)
   std::map<std::string, int64_t> sizes_;
 
   std::unordered_map<const Symbol *, Value> env_;
@@ -387,6 +388,8 @@ public:
   enum : uint8_t { kWaits = 1, kArrives = 2 };
   std::unordered_map<const ast::Stmt *, uint8_t> barrier_ops_;
   uint8_t barrier_ops(const ast::Stmt &s);
+  // Whether `f` has an if that waits on an mbarrier (its sides may run as agents).
+  bool has_roles(const ast::Function &f) const;
   // Whether a thread that goes on from the innermost position of `stack`
   // (past the statement there) may arrive on an mbarrier.
   bool continuation_arrives(const std::vector<BodyPos> &stack);
@@ -675,7 +678,14 @@ public:
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
   // A bulk copy (cp_async_bulk) or, with `tensor`, a TMA tile load (tma_load).
   void cp_async_bulk(const ast::Expr &call, const Mask &m, bool tensor);
-  std::optional<std::string> tma_layout_error(const View &d, const View &s, int64_t lane) const;
+  // `store`: s is a tma_store's source and d its global box (the words say so).
+  std::optional<std::string> tma_layout_error(const View &d, const View &s, int64_t lane,
+                                              bool store = false) const;
+  // tma_store(dst, src) and tma_store_wait(n) (tma_store.cpp): per thread, its
+  // stores whose shared source the TMA engine may still read, oldest first.
+  void tma_store(const ast::Expr &call, const Mask &m);
+  void tma_store_wait(const ast::Expr &call, const Mask &m);
+  std::vector<std::deque<std::vector<std::pair<int, int64_t>>>> tma_stores_;
   // Lands the bulk copies counted on `bar` (their bytes leave its tx count);
   // each issuing warp then counts as an arrival for the phase's order.
   void land_bulk_copies(MBarrier &bar);

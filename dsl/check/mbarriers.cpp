@@ -317,51 +317,58 @@ void Machine::land_bulk_copies(MBarrier &bar) {
 // holds it row-major from a 128-byte boundary, unswizzled or under a 32, 64
 // or 128-byte swizzle whose span is the box row (the map's swizzle mode), then
 // from a boundary of the swizzle's 8-row pattern.
-std::optional<std::string> Machine::tma_layout_error(const View &d, const View &s,
-                                                     int64_t lane) const {
+std::optional<std::string> Machine::tma_layout_error(const View &d, const View &s, int64_t lane,
+                                                     bool store) const {
+  // The global side is read by a load and written by a store; the shared side
+  // the other way round.
+  const std::string global_verb = store ? "writes" : "reads";
+  const std::string shared_verb = store ? "reads" : "writes";
+  const std::string shared_role = store ? "source" : "destination";
   const Buffer &db = buffers_[static_cast<size_t>(d.buffer)];
   const Buffer &sb = buffers_[static_cast<size_t>(s.buffer)];
   if (d.shape.size() != 2 || s.shape.size() != 2 || d.shape != s.shape ||
       dtype_bytes(d.dtype) != dtype_bytes(s.dtype))
-    return std::string("copies a (rows, cols) tile into a shared tile of the same shape and "
-                       "element size");
+    return std::string(store ? "copies a shared tile into a (rows, cols) box of the same shape "
+                               "and element size"
+                             : "copies a (rows, cols) tile into a shared tile of the same shape "
+                               "and element size");
   const int64_t rows = s.shape[0], cols = s.shape[1], eb = dtype_bytes(s.dtype);
   const int64_t row_bytes = cols * eb;
   if (rows < 1 || rows > 256 || cols < 1 || cols > 256 || row_bytes % 16 != 0)
     return "has a box of " + std::to_string(rows) + " x " + std::to_string(cols) +
            ": at most 256 x 256 elements, rows of whole 16-byte units";
   if (sb.space != MemorySpace::Global || sb.shape.size() < 2)
-    return std::string("reads a tile of a global tensor of two or more dimensions");
+    return global_verb + " a tile of a global tensor of two or more dimensions";
   const int64_t pitch = sb.shape.back() * dtype_bytes(sb.dtype);
   const int64_t start = element_byte_offset(s, lane, 0);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; c += std::max<int64_t>(1, cols - 1))
       if (element_byte_offset(s, lane, r * cols + c) != start + r * pitch + c * eb)
-        return "reads a box that is not a tile of " + sb.name +
+        return global_verb + " a box that is not a tile of " + sb.name +
                "'s last two dimensions (element (" + std::to_string(r) + ", " + std::to_string(c) +
                ") is not at row " + std::to_string(r) + " of its rows)";
   if (pitch % 16 != 0)
-    return "reads " + sb.name + ", whose rows of " + std::to_string(pitch) +
+    return global_verb + " " + sb.name + ", whose rows of " + std::to_string(pitch) +
            " bytes are not a multiple of 16 (a tensor map's strides must be)";
   const int64_t base = element_byte_offset(d, lane, 0);
   for (int64_t e = 0; e < rows * cols; ++e)
     if (element_byte_offset(d, lane, e) != base + e * eb)
-      return "writes a destination that is not row-major and contiguous (element " +
+      return shared_verb + " a " + shared_role + " that is not row-major and contiguous (element " +
              std::to_string(e) + " of the box is at byte " +
              std::to_string(element_byte_offset(d, lane, e) - base) + " from its first)";
   if (!db.swizzle) {
     if (base % 128 != 0)
-      return "writes from byte offset " + std::to_string(base) +
-             " of its destination: a TMA destination starts on a 128-byte boundary";
+      return shared_verb + " from byte offset " + std::to_string(base) + " of its " + shared_role +
+             ": a TMA " + shared_role + " starts on a 128-byte boundary";
     return std::nullopt;
   }
   const layout::Swizzle &sw = *db.swizzle;
   if (sw.base != 4 || sw.shift != 3 || sw.bits < 1 || sw.bits > 3 || (16 << sw.bits) != row_bytes)
-    return "writes " + db.name + ", whose swizzle is not the 32, 64 or 128-byte one of a " +
+    return shared_verb + " " + db.name + ", whose swizzle is not the 32, 64 or 128-byte one of a " +
            std::to_string(row_bytes) + "-byte box row (Swizzle(1, 4, 3), Swizzle(2, 4, 3) or " +
            "Swizzle(3, 4, 3) with rows as long as its span): a tensor map has no other";
   if (base % (8 * row_bytes) != 0)
-    return "writes from byte offset " + std::to_string(base) + " of " + db.name +
+    return shared_verb + " from byte offset " + std::to_string(base) + " of " + db.name +
            ", not on a boundary of the swizzle's " + std::to_string(8 * row_bytes) +
            "-byte pattern";
   return std::nullopt;

@@ -739,6 +739,11 @@ private:
             scan(e.arg(i), path);
         return;
       }
+      // A TMA store's box likewise: elements past T's extents are not written.
+      if (callee == BuiltinId::NvvmTmaStore && e.arg_count() >= 2 && tma_box(e, e.arg(0), path)) {
+        scan(e.arg(1), path);
+        return;
+      }
       // A predicated copy reads its source only where `valid` holds.
       const Expr *valid = arg_of(e, 2, "valid");
       if (is_cp_async(callee) && valid) {

@@ -244,6 +244,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
             }
             log.wgmma_readers += 1;
             log.wgmma_site = site;
+            log.store_reader = false;
             wgmma_open_[static_cast<size_t>(w0 / kWarpgroup)].cells.emplace_back(tile.buffer,
                                                                                  cell_index);
           }

@@ -1060,6 +1060,26 @@ std::vector<BuiltinSpec> make_table() {
        "bar. The tensor map is derived by codegen from src and dst (box, strides, swizzle) and "
        "built by the host launcher.",
        void_result});
+  t.push_back(
+      {"nvvm",
+       "tma_store",
+       {{"dst", K::Place, false, TensorReq{MemorySpace::Global, std::nullopt, 0, 0, false}},
+        {"src", K::Place, false, TensorReq{MemorySpace::Shared, std::nullopt, 0, 0, false}}},
+       false,
+       "cp.async.bulk.tensor.2d global <- shared (TMA store, tile mode), then commit_group: the "
+       "TMA engine writes the shared tile src (row-major, swizzled or not) to the box dst (a "
+       "(rows, cols) tile of a global tensor's last two dimensions; elements past its extents "
+       "are not written). src is read through the async proxy: its writers fence_proxy_async "
+       "and are ordered before the issuing thread; it may be overwritten after "
+       "tma_store_wait.",
+       void_result});
+  t.push_back({"nvvm",
+               "tma_store_wait",
+               {{"n", K::IntConst}},
+               false,
+               "cp.async.bulk.wait_group.read n: waits until at most n of this thread's "
+               "tma_stores still read their shared source (it may then be overwritten).",
+               ranged_constants<0, 7>});
   for (const bool inc : {true, false})
     t.push_back({"nvvm",
                  inc ? "setmaxnreg_inc" : "setmaxnreg_dec",

@@ -155,6 +155,34 @@ TEST(ExampleGfx942, RawBufferLoadsAreBufferLoads) {
 INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(test::example_files()),
                          example_name);
 
+// TMA stores (the corpus's correct kernels, not an example): the bulk-group
+// PTX and a tensor map of the stored tensor, built by the launcher; nvcc
+// accepts the whole artifact.
+TEST(TmaStore, LowersToBulkGroupsOnTensorMapsAndCompiles) {
+  const std::string path =
+      std::string(ARGUS_SOURCE_DIR) + "/tests/checker/corpus/tma_store_ok.argus";
+  const LowerResult lowered = lower(test::check_file(path), GpuTarget::Sm90);
+  ASSERT_TRUE(lowered.ok);
+  EXPECT_NE(lowered.source.find("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, "
+                                "%2}], [%3];"),
+            std::string::npos);
+  EXPECT_NE(lowered.source.find("cp.async.bulk.commit_group;"), std::string::npos);
+  EXPECT_NE(lowered.source.find("cp.async.bulk.wait_group.read 0;"), std::string::npos);
+  // Y: 64 x 64 boxes of f32, unswizzled.
+  EXPECT_NE(lowered.source.find("argus_tensor_map_2d(&argus_tmap_0, 4, (void *)Y, cols, rows, 64, "
+                                "64, 0);"),
+            std::string::npos);
+  const auto nvcc = find_nvcc();
+  if (!nvcc)
+    GTEST_SKIP() << "nvcc not found";
+  const std::string dir = test::temp_dir("argus-tma-store");
+  std::string error;
+  ASSERT_TRUE(write_artifact(dir, lowered, GpuTarget::Sm90, input_for(path), error)) << error;
+  const CompileReport report =
+      compile_sm90(*nvcc, dir + "/kernels.cu", dir + "/kernels.cubin", path);
+  ASSERT_TRUE(report.ok) << report.output;
+}
+
 // The generated host ABI of gemm_tiled, built with nvcc into a shared library.
 TEST(ArtifactAbi, EntryPointsOfAGeneratedArtifact) {
   const auto nvcc = find_nvcc();

@@ -402,7 +402,7 @@ TEST(Lower, TmaLoadsThroughTensorMapsTheLauncherBuilds) {
   EXPECT_CONTAINS(r.source, "argus_tensor_map_2d(&argus_tmap_0, 2, (void *)A, cols, rows, 64, "
                             "128, 128);");
   EXPECT_CONTAINS(r.source, "(A, B, C, M, N, K, argus_tmap_0, argus_tmap_1);");
-  EXPECT_CONTAINS(r.source, "is read by TMA: its address must be 16-byte aligned");
+  EXPECT_CONTAINS(r.source, "is accessed by TMA: its address must be 16-byte aligned");
   // A kernel without tma_load gets neither the helper nor map parameters.
   const LowerResult plain =
       lower(test::check_file(std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_wgmma_sm90.argus"),
