@@ -723,6 +723,12 @@ public:
   void wgmma_wait(const ast::Expr &call, const Mask &m);
   void retire_wgmma_group(const WgmmaGroup &group, int64_t first_lane);
   void wgmma_local_access(Buffer &b, int64_t lane, const Range &at, bool write);
+  // A shared cell read through the async proxy by `lane` (a wgmma operand, a
+  // tma_store source; `what` names it): E0902 proxy-fence when its writer did
+  // not fence_proxy_async after writing it; it stays in flight (site) until
+  // its reader's wait retires it.
+  void async_proxy_read(Buffer &b, int64_t lane, int64_t cell_index, const Range &at,
+                        const std::string &what, int32_t site, bool store);
   // Per warpgroup: the open group and the committed ones (oldest first).
   std::vector<WgmmaGroup> wgmma_open_;
   std::vector<std::deque<WgmmaGroup>> wgmma_committed_;

@@ -75,22 +75,7 @@ void Machine::tma_store(const Expr &call, const Mask &m) {
       if (!read_element(sv, lane, e, call.range, t, value, &cell_index))
         continue;
       if (cell_index >= 0) {
-        CellLog &log = sb.log[static_cast<size_t>(cell_index)];
-        const int64_t fenced =
-            log.writer >= 0 && static_cast<size_t>(log.writer) < proxy_fence_clock_.size()
-                ? proxy_fence_clock_[static_cast<size_t>(log.writer)]
-                : -1;
-        if (log.writer >= 0 && log.write_clock > fenced && should_report("race", call.range)) {
-          Where w = where_at(sb, lane, cell_index, call.range);
-          w.origin = cell(sb, lane, cell_index).write_site;
-          report("race", "proxy-fence", w,
-                 "tma_store reads " + sb.name + " written by " + thread_text(log.writer) +
-                     " (a store or cp.async: the generic proxy) with no fence_proxy_async by "
-                     "that thread between the write and this read (the async proxy)");
-        }
-        log.wgmma_readers += 1;
-        log.wgmma_site = site;
-        log.store_reader = true;
+        async_proxy_read(sb, lane, cell_index, call.range, "tma_store", site, /*store=*/true);
         reading.emplace_back(sv.buffer, cell_index);
       }
       const int64_t row = row0 + e / box_cols, col = col0 + e % box_cols;

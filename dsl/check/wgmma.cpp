@@ -226,25 +226,8 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
             continue;
           tags[static_cast<size_t>(r + rows * k)] = t;
           if (cell_index >= 0) {
-            Buffer &buffer = buffers_[static_cast<size_t>(tile.buffer)];
-            CellLog &log = buffer.log[static_cast<size_t>(cell_index)];
-            // Written through the generic proxy (a store, a cp.async) and
-            // read by the async proxy: the writer must fence in between.
-            const int64_t fenced =
-                log.writer >= 0 && static_cast<size_t>(log.writer) < proxy_fence_clock_.size()
-                    ? proxy_fence_clock_[static_cast<size_t>(log.writer)]
-                    : -1;
-            if (log.writer >= 0 && log.write_clock > fenced && should_report("race", call.range)) {
-              Where w = where_at(buffer, w0, cell_index, call.range);
-              w.origin = cell(buffer, w0, cell_index).write_site;
-              report("race", "proxy-fence", w,
-                     "wgmma reads " + buffer.name + " written by " + thread_text(log.writer) +
-                         " (a store or cp.async: the generic proxy) with no fence_proxy_async "
-                         "by that thread between the write and this read (the async proxy)");
-            }
-            log.wgmma_readers += 1;
-            log.wgmma_site = site;
-            log.store_reader = false;
+            async_proxy_read(buffers_[static_cast<size_t>(tile.buffer)], w0, cell_index, call.range,
+                             "wgmma", site, /*store=*/false);
             wgmma_open_[static_cast<size_t>(w0 / kWarpgroup)].cells.emplace_back(tile.buffer,
                                                                                  cell_index);
           }
@@ -321,6 +304,28 @@ void stamp(std::vector<int64_t> &fenced, int64_t &clock, const Mask &m) {
 }
 
 } // namespace
+
+void Machine::async_proxy_read(Buffer &b, int64_t lane, int64_t cell_index, const Range &at,
+                               const std::string &what, int32_t site, bool store) {
+  CellLog &log = b.log[static_cast<size_t>(cell_index)];
+  // Written through the generic proxy (a store, a cp.async) and read by the
+  // async proxy: the writer must fence in between.
+  const int64_t fenced =
+      log.writer >= 0 && static_cast<size_t>(log.writer) < proxy_fence_clock_.size()
+          ? proxy_fence_clock_[static_cast<size_t>(log.writer)]
+          : -1;
+  if (log.writer >= 0 && log.write_clock > fenced && should_report("race", at)) {
+    Where w = where_at(b, lane, cell_index, at);
+    w.origin = cell(b, lane, cell_index).write_site;
+    report("race", "proxy-fence", w,
+           what + " reads " + b.name + " written by " + thread_text(log.writer) +
+               " (a store or cp.async: the generic proxy) with no fence_proxy_async by that "
+               "thread between the write and this read (the async proxy)");
+  }
+  log.wgmma_readers += 1;
+  log.wgmma_site = site;
+  log.store_reader = store;
+}
 
 void Machine::fence_proxy_async(const Mask &m) { stamp(proxy_fence_clock_, proxy_clock_, m); }
 
