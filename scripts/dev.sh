@@ -9,7 +9,8 @@
 #                              instrumentation (-O1) into build-san/, run ctest there (every
 #                              test; the checker's extra sweeps over a third of the corpus),
 #                              and run the two libFuzzer targets of that same tree
-#                              for ARGUS_FUZZ_SECONDS (default 60) each from their seed corpora
+#                              for ARGUS_FUZZ_SECONDS (default 60) each, side by side, from
+#                              their seed corpora
 #                              (this is what CI runs: .ci/run)
 #   bash scripts/dev.sh fuzz   only the fuzz part of `test` (a fuzz-only tree, build-fuzz/)
 #
@@ -132,6 +133,21 @@ run_fuzzer() {
   grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|cov: ' "$log" | tail -n 4
 }
 
+# run_fuzzers DIR: both fuzz targets at once, one core each (the same fuzzing time per target
+# in half the wall time: CI has two cores); the output of each after both end.
+run_fuzzers() {
+  local dir="$1" lsp_status=0 check_status=0 lsp_pid check_pid
+  mkdir -p "$dir/fuzz"
+  run_fuzzer "$dir" lsp >"$dir/fuzz/lsp-run.txt" 2>&1 &
+  lsp_pid=$!
+  run_fuzzer "$dir" check >"$dir/fuzz/check-run.txt" 2>&1 &
+  check_pid=$!
+  wait "$lsp_pid" || lsp_status=$?
+  wait "$check_pid" || check_status=$?
+  cat "$dir/fuzz/lsp-run.txt" "$dir/fuzz/check-run.txt"
+  [ "$lsp_status" -eq 0 ] && [ "$check_status" -eq 0 ]
+}
+
 # The sanitizer build: clang-19 with AddressSanitizer, UBSan and libFuzzer's coverage
 # instrumentation at -O1 (-g1: line tables for the reports). Asserts stay on (a Debug build).
 # -O1 rather than -O0: the checker's tests run the interpreter over every kernel, and at -O0
@@ -143,8 +159,7 @@ fuzz_all() {
   configure build-fuzz Debug -DARGUS_FUZZ=ON -DARGUS_BUILD_TESTS=OFF -DARGUS_BUILD_BENCH=OFF \
     "${SANITIZER_FLAGS[@]}"
   build build-fuzz argus_fuzzers
-  run_fuzzer build-fuzz lsp
-  run_fuzzer build-fuzz check
+  run_fuzzers build-fuzz
 }
 
 test_all() {
@@ -167,8 +182,7 @@ test_all() {
   local sanitizers=$((SECONDS - start))
   start=$SECONDS
   build build-san argus_fuzzers
-  run_fuzzer build-san lsp
-  run_fuzzer build-san check
+  run_fuzzers build-san
   step "all tests passed (release ${release}s, sanitizers ${sanitizers}s, fuzz $((SECONDS - start))s)"
 }
 

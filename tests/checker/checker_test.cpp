@@ -258,11 +258,11 @@ TEST(CacheTest, DifferentOptionsAreDifferentEntries) {
 }
 
 // Runs checked on several threads are merged in order: the same violations,
-// counterexamples and instances as one thread (a kernel whose bug shows only
-// at a grown instance, after three content choices per instance).
+// counterexamples and instances as one thread. Six kernels of three size
+// instances each, each with its violations, and roles run as agents (threads
+// of their own inside each run); a short file, as the sanitizer tree runs it.
 TEST(RunThreadsTest, SeveralThreadsGiveTheReportOfOne) {
-  const fs::path path =
-      checker_test::kSourceDir / "tests/checker/corpus/moe_mma_accumulator_not_reset.argus";
+  const fs::path path = checker_test::kSourceDir / "tests/checker/corpus/ws_pipeline_bugs.argus";
   const CheckedFile file = front_end(path.filename().string(), read_file(path));
   ASSERT_FALSE(file.has_errors());
   check::CheckerOptions one;

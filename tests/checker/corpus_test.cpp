@@ -111,27 +111,16 @@ std::string fact_mismatch(const Diagnostic &d, const std::map<std::string, std::
   return why;
 }
 
-// check_source of a corpus file, once per test run (three tests read it).
-const CheckedFile &checked(const fs::path &path) {
-  static std::map<std::string, CheckedFile> files;
-  auto it = files.find(path.string());
-  if (it == files.end())
-    it =
-        files.emplace(path.string(), check_source(path.filename().string(), read_file(path))).first;
-  return it->second;
-}
-
 bool is_checker_code(const std::string &code) {
   return code.rfind("E09", 0) == 0 || code.rfind("W09", 0) == 0;
 }
 
-class CorpusTest : public ::testing::TestWithParam<fs::path> {};
-
-TEST_P(CorpusTest, ViolationsAndCounterexamplesMatchMarkers) {
-  const fs::path &path = GetParam();
+// The four checks of a corpus file below share its one check_source (the
+// test at the end runs them): under the sanitizers a check is most of a test's
+// time, and the file's tests run in one process whatever the sharding.
+void violations_and_counterexamples_match_markers(const fs::path &path, const CheckedFile &file) {
   const std::string name = path.filename().string();
   const std::string text = read_file(path);
-  const CheckedFile &file = checked(path);
   std::vector<Expectation> expected = read_expectations(text);
   std::vector<bool> used(file.diagnostics.size(), false);
   for (const Expectation &e : expected) {
@@ -162,13 +151,11 @@ TEST_P(CorpusTest, ViolationsAndCounterexamplesMatchMarkers) {
 // `# verdict: tags=all-sizes stores=instances`: what the verification summary
 // of every kernel of the file says of those properties (the proofs for all
 // sizes must reach the kernels they claim, and no further).
-TEST_P(CorpusTest, VerdictsMatchMarkers) {
-  const fs::path &path = GetParam();
+void verdicts_match_markers(const fs::path &path, const CheckedFile &file) {
   const std::string name = path.filename().string();
   static const std::regex kMarker(R"(#\s*verdict:\s*(.*)$)");
   std::istringstream lines(read_file(path));
   std::string line;
-  const CheckedFile &file = checked(path);
   while (std::getline(lines, line)) {
     std::smatch match;
     if (!std::regex_search(line, match, kMarker))
@@ -191,10 +178,20 @@ TEST_P(CorpusTest, VerdictsMatchMarkers) {
   }
 }
 
-TEST_P(CorpusTest, EveryCounterexampleReplays) {
-  const fs::path &path = GetParam();
+// Under the sanitizers the replays and fixes of the long kernels are left to the Release
+// build, as the sweeps are (checker_test::sweep_files): replaying and fixing run the same code
+// for the short files, and their own check above runs under ASan and UBSan.
+bool replayed_here(const fs::path &path) {
+#ifdef ARGUS_SANITIZED_BUILD
+  return !checker_test::is_long_kernel_file(path);
+#else
+  (void)path;
+  return true;
+#endif
+}
+
+void every_counterexample_replays(const fs::path &path, const CheckedFile &file) {
   const std::string name = path.filename().string();
-  const CheckedFile &file = checked(path);
   for (const Diagnostic &d : file.diagnostics) {
     if (!is_checker_code(d.code) || d.code == codes::kUnproven)
       continue;
@@ -223,10 +220,8 @@ TEST_P(CorpusTest, EveryCounterexampleReplays) {
   }
 }
 
-TEST_P(CorpusTest, EveryListedFixRemovesItsViolation) {
-  const fs::path &path = GetParam();
+void every_listed_fix_removes_its_violation(const fs::path &path, const CheckedFile &file) {
   const std::string name = path.filename().string();
-  const CheckedFile &file = checked(path);
   for (const Diagnostic &d : file.diagnostics) {
     if (!d.data.is_object() || !d.data.contains("fixes"))
       continue;
@@ -244,6 +239,31 @@ TEST_P(CorpusTest, EveryListedFixRemovesItsViolation) {
         EXPECT_FALSE(x.code.rfind("E0", 0) == 0 && !is_checker_code(x.code))
             << fix << " broke the file: " << x.message;
     }
+  }
+}
+
+class CorpusTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CorpusTest, MarkersVerdictsReplaysAndFixes) {
+  const fs::path &path = GetParam();
+  const CheckedFile file = check_source(path.filename().string(), read_file(path));
+  {
+    SCOPED_TRACE("every diagnostic expected, every marker met, with its facts");
+    violations_and_counterexamples_match_markers(path, file);
+  }
+  {
+    SCOPED_TRACE("the verification summary as `# verdict:` says");
+    verdicts_match_markers(path, file);
+  }
+  if (!replayed_here(path))
+    return;
+  {
+    SCOPED_TRACE("every counterexample replays");
+    every_counterexample_replays(path, file);
+  }
+  {
+    SCOPED_TRACE("every listed fix removes its violation");
+    every_listed_fix_removes_its_violation(path, file);
   }
 }
 
