@@ -184,6 +184,11 @@ bool Agents::can_go_on(Agent &a) {
     });
   case State::Waiting:
     for (const Await &w : a.awaits) {
+      if (w.named) {
+        if (w.named->generation <= w.generation)
+          return false;
+        continue;
+      }
       if (w.bar->phase <= w.phase) {
         // The copies counted on it land when a waiter observes the phase.
         machine_.land_bulk_copies(*w.bar);
@@ -294,9 +299,11 @@ uint8_t Machine::barrier_ops(const ast::Stmt &s) {
   if (auto it = barrier_ops_.find(&s); it != barrier_ops_.end())
     return it->second;
   const Callees calls = calls_in(sema_, s);
-  uint8_t ops = calls.has(BuiltinId::NvvmMbarrierWait) ? kWaits : 0;
+  // A named barrier is both: its participants wait for each other.
+  uint8_t ops =
+      calls.has(BuiltinId::NvvmMbarrierWait) || calls.has(BuiltinId::Barrier) ? kWaits : 0;
   // A @device function is taken to arrive (its body is not looked into here).
-  if (calls.device || calls.has(BuiltinId::NvvmMbarrierArrive) ||
+  if (calls.device || calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::NvvmMbarrierArrive) ||
       calls.has(BuiltinId::NvvmMbarrierExpectTx) || calls.has(BuiltinId::NvvmCpAsyncBulk) ||
       calls.has(BuiltinId::NvvmTmaLoad) || calls.has(BuiltinId::NvvmMbarrierInit))
     ops |= kArrives;

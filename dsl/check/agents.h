@@ -4,7 +4,7 @@
 // divergent `if` one after the other. That cannot run a producer and its
 // consumers: each waits on an mbarrier for arrivals the other makes later.
 // So an `if` whose sides both have threads and which waits on an mbarrier
-// runs each side as an agent, a thread of the host that holds the machine
+// or a named barrier runs each side as an agent, a thread of the host that holds the machine
 // alone (a baton): it runs until it blocks on a wait whose phase has not
 // completed, or finishes its side; then the next agent that can go on runs
 // (round robin, in the order they were made: the result does not depend on
@@ -40,9 +40,13 @@ public:
   // side in yes_after / no_after and the Machine's locals merged.
   void fork(const ast::Stmt &s, const Mask &yes, const Mask &no, Mask &yes_after, Mask &no_after);
 
+  // What a blocked agent waits for: a phase of an mbarrier to complete, or
+  // (bar null) a named barrier's use to complete.
   struct Await {
     Machine::MBarrier *bar = nullptr;
     int64_t phase = 0; // the phase number that must complete
+    const Machine::NamedRendezvous *named = nullptr;
+    int64_t generation = 0; // runs on once named->generation is past it
   };
   enum class Wake { Completed, Deadlock, Unmodelled };
   // Another role's wait, for a deadlock's message: its threads and what they

@@ -1,5 +1,6 @@
 // Builtins on the SIMT machine: launch coordinates, integer helpers, tensors
 // and views, barriers, shuffles and async groups.
+#include "agents.h"
 #include "call_args.h"
 #include "machine.h"
 
@@ -328,9 +329,11 @@ void Machine::syncwarp(const Expr &call, const Mask &m) {
 // barrier(id, n): bar.sync. The warps that reach it (whole warps, else
 // E0905) wait until n threads have arrived; then each is ordered after what
 // every other participant did before it. The interpreter runs a block's
-// threads in lockstep, so all participants must reach it at this statement:
-// fewer (the rest would arrive from another branch, which the checker runs
-// after this one, not alongside) is W0901, more is E0905.
+// threads in lockstep, so outside roles all participants must reach it at
+// this statement: fewer is W0901 (the rest would arrive from another branch,
+// which the checker runs after this one), more is E0905. Inside roles run as
+// agents (an `if` with a named barrier in it forks them) the arrivals of
+// several roles meet: named_rendezvous.
 void Machine::named_barrier(const Expr &call, const Mask &m) {
   const auto id = call.arg_count() > 0 ? sema_.constant_of(call.arg(0)) : std::nullopt;
   const auto n = call.arg_count() > 1 ? sema_.constant_of(call.arg(1)) : std::nullopt;
@@ -383,6 +386,9 @@ void Machine::named_barrier(const Expr &call, const Mask &m) {
                                 "rest start its next phase");
       v.data["arrived"] = arrived;
     }
+  } else if (agents_ && (arrived < *n || rendezvous_[*id].arrived > 0)) {
+    named_rendezvous(call, name, *id, *n, warps, arrived, m, w);
+    return;
   } else if (arrived < *n && should_report("unproven", call.range)) {
     Violation &v =
         report("unproven", "named-barrier", w,
@@ -403,6 +409,92 @@ void Machine::named_barrier(const Expr &call, const Mask &m) {
   }
   for (int64_t warp : warps)
     join_into_warp(warp, joined);
+}
+
+void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_t id, int64_t n,
+                               const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
+                               const Where &w) {
+  NamedRendezvous &r = rendezvous_[id];
+  if (r.arrived > 0 && r.count != n && should_report("barrier-divergence", call.range)) {
+    Violation &v = report("barrier-divergence", "named-barrier", w,
+                          name + " is reached while " + std::to_string(r.arrived) +
+                              " threads wait at barrier " + std::to_string(id) + " counting " +
+                              std::to_string(r.count) +
+                              ": the participants of one use of a barrier must give one count");
+    v.data["arrived"] = r.arrived;
+  }
+  if (r.arrived == 0)
+    r.count = n;
+  r.arrived += arrived;
+  for (int64_t warp : warps) {
+    bump_warp(warp);
+    r.warps.push_back(warp);
+  }
+  // The use completes: every participant is ordered after what every other
+  // one did before it (the blocked roles' clocks have not moved since).
+  const auto complete = [&] {
+    std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
+    for (int64_t warp : r.warps)
+      join_warp_into(joined, warp);
+    for (int64_t warp : r.warps)
+      join_into_warp(warp, joined);
+    r.arrived = 0;
+    r.warps.clear();
+    r.generation += 1;
+  };
+  if (r.arrived >= r.count) {
+    if (r.arrived > r.count && should_report("barrier-divergence", call.range)) {
+      Violation &v = report("barrier-divergence", "named-barrier", w,
+                            name + " is reached by " + std::to_string(r.arrived) +
+                                " threads in all, more than the " + std::to_string(r.count) +
+                                " it counts: it completes before all of them arrive, and the "
+                                "rest start its next use");
+      v.data["arrived"] = r.arrived;
+    }
+    complete();
+    return;
+  }
+  // Fewer than n so far: this role waits for the others to arrive.
+  Agents::Await await;
+  await.named = &r;
+  await.generation = r.generation;
+  const int64_t waited = r.generation;
+  const std::string what = "waiting at " + name + " (" + std::to_string(r.arrived) + " of " +
+                           std::to_string(r.count) + " threads arrived)";
+  std::vector<Agents::OtherWait> others;
+  std::shared_ptr<Agents> agents = agents_;
+  const Agents::Wake wake = agents->block({await}, m, what, call.range, others);
+  if (wake == Agents::Wake::Completed || stopped_ || r.generation > waited)
+    return;
+  if (wake == Agents::Wake::Deadlock) {
+    if (should_report("barrier-divergence", call.range)) {
+      std::string rest = others.empty() ? " and no other thread of the block can arrive (the "
+                                          "others returned or are done)"
+                                        : ", and every other role is waiting too: ";
+      for (size_t k = 0; k < others.size(); ++k)
+        rest += (k ? "; " : "") + others[k].text;
+      Violation &v =
+          report("barrier-divergence", "named-barrier", w,
+                 "deadlock: " + name + " never completes: it counts " + std::to_string(r.count) +
+                     " threads, " + std::to_string(r.arrived) + " arrived" + rest);
+      v.data["arrived"] = r.arrived;
+      for (const Agents::OtherWait &o : others)
+        v.related.push_back(RelatedInformation{o.at, o.text});
+    }
+    hung_ = true; // nothing after a hang happens: later violations are muted
+  } else if (should_report("unproven", call.range)) {
+    Violation &v = report(
+        "unproven", "named-barrier", w,
+        name + " counts " + std::to_string(r.count) + " threads and " + std::to_string(r.arrived) +
+            " arrived; no role can go on, but threads outside the waiting roles (done "
+            "with a branch, or parked where a loop let them out) may still arrive: the "
+            "checker does not run those alongside, so this rendezvous is not checked",
+        true);
+    v.data["arrived"] = r.arrived;
+  }
+  // Reported: the threads go on as if it had completed, so that one error
+  // does not cascade.
+  complete();
 }
 
 // ballot / any_sync / all_sync over the active lanes of each warp: every

@@ -730,6 +730,7 @@ void Machine::start_block() {
   proxy_fence_clock_.clear();
   loads_.clear();
   mbarriers_.clear();
+  rendezvous_.clear();
   returned_.assign(static_cast<size_t>(lanes_), 0);
   tma_stores_.assign(static_cast<size_t>(lanes_), {});
   hung_ = false;

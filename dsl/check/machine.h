@@ -384,7 +384,8 @@ public:
   AgentContext save_context(bool copy_env);
   void load_context(AgentContext &&ctx);
   // Per statement: bit 0 it (or a @device function it calls) waits on an
-  // mbarrier, bit 1 it arrives on one or issues a copy counted on one.
+  // mbarrier or a named barrier, bit 1 it arrives on one or issues a copy
+  // counted on one.
   enum : uint8_t { kWaits = 1, kArrives = 2 };
   std::unordered_map<const ast::Stmt *, uint8_t> barrier_ops_;
   uint8_t barrier_ops(const ast::Stmt &s);
@@ -675,6 +676,19 @@ public:
     std::vector<Landing> landing;
   };
   std::map<std::pair<int, int64_t>, MBarrier> mbarriers_;
+  // A named barrier's rendezvous across roles run as agents (agents.h): the
+  // warps that arrived at its current use and, counted up each time it
+  // completes, the generation a blocked role waits past.
+  struct NamedRendezvous {
+    int64_t count = 0, arrived = 0, generation = 0;
+    std::vector<int64_t> warps;
+  };
+  std::map<int64_t, NamedRendezvous> rendezvous_;
+  // barrier(id, n) reached by fewer than n threads inside a role: they arrive,
+  // and wait for the others (agents.h) unless theirs completes it.
+  void named_rendezvous(const ast::Expr &call, const std::string &name, int64_t id, int64_t n,
+                        const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
+                        const Where &w);
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
   // A bulk copy (cp_async_bulk) or, with `tensor`, a TMA tile load (tma_load).
   void cp_async_bulk(const ast::Expr &call, const Mask &m, bool tensor);
