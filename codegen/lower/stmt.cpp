@@ -344,15 +344,17 @@ void Lowerer::stmt(const Stmt &s) {
     const bool cuda = target_ == GpuTarget::Sm90;
     if (id == BuiltinId::Syncthreads) {
       line("__syncthreads();");
-    } else if (id == BuiltinId::Barrier) {
+    } else if (id == BuiltinId::Barrier || id == BuiltinId::BarrierArrive) {
       // Sema makes a kernel that calls barrier() an sm90 kernel with constant operands.
       const auto bar = sema_.constant_of(e.arg(0)), threads = sema_.constant_of(e.arg(1));
       if (!cuda || !bar || !threads) {
-        error(e.range, "barrier(id, threads) is sm90 only, with constant operands");
+        error(e.range, "barrier(id, threads) and barrier_arrive(id, threads) are sm90 only, with "
+                       "constant operands");
         return;
       }
-      line("asm volatile(\"bar.sync " + std::to_string(*bar) + ", " + std::to_string(*threads) +
-           ";\" ::: \"memory\");");
+      const char *op = id == BuiltinId::Barrier ? "bar.sync " : "bar.arrive ";
+      line("asm volatile(\"" + std::string(op) + std::to_string(*bar) + ", " +
+           std::to_string(*threads) + ";\" ::: \"memory\");");
     } else if (id == BuiltinId::Syncwarp) {
       line(cuda ? "__syncwarp();" : "argus_syncwarp();");
     } else if (id == BuiltinId::Threadfence) {

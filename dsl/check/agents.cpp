@@ -303,9 +303,10 @@ uint8_t Machine::barrier_ops(const ast::Stmt &s) {
   uint8_t ops =
       calls.has(BuiltinId::NvvmMbarrierWait) || calls.has(BuiltinId::Barrier) ? kWaits : 0;
   // A @device function is taken to arrive (its body is not looked into here).
-  if (calls.device || calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::NvvmMbarrierArrive) ||
-      calls.has(BuiltinId::NvvmMbarrierExpectTx) || calls.has(BuiltinId::NvvmCpAsyncBulk) ||
-      calls.has(BuiltinId::NvvmTmaLoad) || calls.has(BuiltinId::NvvmMbarrierInit))
+  if (calls.device || calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive) ||
+      calls.has(BuiltinId::NvvmMbarrierArrive) || calls.has(BuiltinId::NvvmMbarrierExpectTx) ||
+      calls.has(BuiltinId::NvvmCpAsyncBulk) || calls.has(BuiltinId::NvvmTmaLoad) ||
+      calls.has(BuiltinId::NvvmMbarrierInit))
     ops |= kArrives;
   barrier_ops_.emplace(&s, ops);
   return ops;

@@ -334,14 +334,15 @@ void Machine::syncwarp(const Expr &call, const Mask &m) {
 // which the checker runs after this one), more is E0905. Inside roles run as
 // agents (an `if` with a named barrier in it forks them) the arrivals of
 // several roles meet: named_rendezvous.
-void Machine::named_barrier(const Expr &call, const Mask &m) {
+void Machine::named_barrier(const Expr &call, const Mask &m, bool arrive_only) {
   const auto id = call.arg_count() > 0 ? sema_.constant_of(call.arg(0)) : std::nullopt;
   const auto n = call.arg_count() > 1 ? sema_.constant_of(call.arg(1)) : std::nullopt;
   if (!id || !n) {
     not_interpreted(call.range, "this barrier's id or thread count is not a constant");
     return;
   }
-  const std::string name = "barrier(" + std::to_string(*id) + ", " + std::to_string(*n) + ")";
+  const std::string name = std::string(arrive_only ? "barrier_arrive(" : "barrier(") +
+                           std::to_string(*id) + ", " + std::to_string(*n) + ")";
   std::vector<int64_t> warps;
   int64_t arrived = 0, first_inside = -1;
   for (int64_t first = 0; first < lanes_; first += warp_size_) {
@@ -386,19 +387,9 @@ void Machine::named_barrier(const Expr &call, const Mask &m) {
                                 "rest start its next phase");
       v.data["arrived"] = arrived;
     }
-  } else if (agents_ && (arrived < *n || rendezvous_[*id].arrived > 0)) {
-    named_rendezvous(call, name, *id, *n, warps, arrived, m, w);
+  } else if (arrive_only || arrived < *n || rendezvous_[*id].arrived > 0) {
+    named_rendezvous(call, name, *id, *n, warps, arrived, m, w, arrive_only);
     return;
-  } else if (arrived < *n && should_report("unproven", call.range)) {
-    Violation &v =
-        report("unproven", "named-barrier", w,
-               name + " is reached here by " + std::to_string(arrived) + " threads; the other " +
-                   std::to_string(*n - arrived) +
-                   " would arrive from another statement, which the checker runs after this "
-                   "one, not alongside it: what this rendezvous orders is not checked (accesses "
-                   "across it count as unordered)",
-               true);
-    v.data["arrived"] = arrived;
   }
   // Each participant passes a barrier of its own, then learns what every
   // other participant knew.
@@ -413,7 +404,7 @@ void Machine::named_barrier(const Expr &call, const Mask &m) {
 
 void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_t id, int64_t n,
                                const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
-                               const Where &w) {
+                               const Where &w, bool arrive_only) {
   NamedRendezvous &r = rendezvous_[id];
   if (r.arrived > 0 && r.count != n && should_report("barrier-divergence", call.range)) {
     Violation &v = report("barrier-divergence", "named-barrier", w,
@@ -426,20 +417,26 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
   if (r.arrived == 0)
     r.count = n;
   r.arrived += arrived;
+  r.arrivals.resize(static_cast<size_t>(warps_), 0);
   for (int64_t warp : warps) {
     bump_warp(warp);
-    r.warps.push_back(warp);
+    if (arrive_only)
+      join_warp_into(r.arrivals, warp); // what it did so far, not what it does next
+    else
+      r.warps.push_back(warp);
   }
-  // The use completes: every participant is ordered after what every other
-  // one did before it (the blocked roles' clocks have not moved since).
+  // The use completes: every waiting participant is ordered after what every
+  // participant did before it arrived (the blocked roles' clocks have not
+  // moved since; the arrive-only ones were taken as they arrived).
   const auto complete = [&] {
-    std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
+    std::vector<int32_t> joined = r.arrivals;
     for (int64_t warp : r.warps)
       join_warp_into(joined, warp);
     for (int64_t warp : r.warps)
       join_into_warp(warp, joined);
     r.arrived = 0;
     r.warps.clear();
+    r.arrivals.assign(r.arrivals.size(), 0);
     r.generation += 1;
   };
   if (r.arrived >= r.count) {
@@ -449,6 +446,23 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
                                 " threads in all, more than the " + std::to_string(r.count) +
                                 " it counts: it completes before all of them arrive, and the "
                                 "rest start its next use");
+      v.data["arrived"] = r.arrived;
+    }
+    complete();
+    return;
+  }
+  if (arrive_only)
+    return; // it does not wait
+  if (!agents_) {
+    // In lockstep the others would arrive from a statement run after this one.
+    if (should_report("unproven", call.range)) {
+      Violation &v = report("unproven", "named-barrier", w,
+                            name + " is reached here by " + std::to_string(r.arrived) +
+                                " threads; the other " + std::to_string(r.count - r.arrived) +
+                                " would arrive from another statement, which the checker runs "
+                                "after this one, not alongside it: what this rendezvous orders "
+                                "is not checked (accesses across it count as unordered)",
+                            true);
       v.data["arrived"] = r.arrived;
     }
     complete();
@@ -714,6 +728,9 @@ Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
     return Value{};
   case Barrier:
     named_barrier(call, m);
+    return Value{};
+  case BarrierArrive:
+    named_barrier(call, m, /*arrive_only=*/true);
     return Value{};
   case Syncwarp:
     syncwarp(call, m);

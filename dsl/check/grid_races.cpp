@@ -392,7 +392,8 @@ bool prove_races_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo
                       "does not model";
     return false;
   }
-  if (calls.has(BuiltinId::Syncwarp) || calls.has(BuiltinId::Barrier)) {
+  if (calls.has(BuiltinId::Syncwarp) || calls.has(BuiltinId::Barrier) ||
+      calls.has(BuiltinId::BarrierArrive)) {
     reach.races_why = "the kernel orders warps with syncwarp() or named barriers, and the "
                       "proof's barrier intervals are block-wide";
     return false;

@@ -79,7 +79,8 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
   // With roles (an if that waits on an mbarrier: agents.h) mbarrier arrivals
   // order warps as named barriers do, and a stage read by several consumer
   // warps is released to the producer warp by warp: keep per-warp reads.
-  uses_named_barriers_ = calls.has(BuiltinId::Barrier) || has_roles(*kernel.function);
+  uses_named_barriers_ = calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive) ||
+                         has_roles(*kernel.function);
   uses_warp_clocks_ = uses_named_barriers_ || calls.has(BuiltinId::Syncwarp) ||
                       calls.has(BuiltinId::NvvmMbarrierArrive) ||
                       calls.has(BuiltinId::NvvmMbarrierExpectTx);

@@ -649,7 +649,7 @@ public:
   void syncthreads(const ast::Expr &call, const Mask &m);
   void syncwarp(const ast::Expr &call, const Mask &m);
   std::pair<int64_t, int64_t> warp_presence(const Mask &m, int64_t first) const;
-  void named_barrier(const ast::Expr &call, const Mask &m);
+  void named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only = false);
   // mbarriers (mbarriers.cpp), per barrier cell of a shared buffer, reset per
   // block: the arrivals the current phase still needs, the phases completed,
   // and the warp clocks their arrivers had (what a waiter is ordered after).
@@ -681,14 +681,17 @@ public:
   // completes, the generation a blocked role waits past.
   struct NamedRendezvous {
     int64_t count = 0, arrived = 0, generation = 0;
-    std::vector<int64_t> warps;
+    std::vector<int64_t> warps;    // those that wait (barrier)
+    std::vector<int32_t> arrivals; // join of the arrive-only warps' clocks as they arrived
   };
   std::map<int64_t, NamedRendezvous> rendezvous_;
-  // barrier(id, n) reached by fewer than n threads inside a role: they arrive,
-  // and wait for the others (agents.h) unless theirs completes it.
+  // barrier(id, n) reached by fewer than n threads, another use of it pending,
+  // or barrier_arrive(id, n): the warps arrive; unless that completes it, a
+  // barrier's wait for the others (agents.h; W0901 in lockstep) and an
+  // arrive-only warp goes on.
   void named_rendezvous(const ast::Expr &call, const std::string &name, int64_t id, int64_t n,
                         const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
-                        const Where &w);
+                        const Where &w, bool arrive_only);
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
   // A bulk copy (cp_async_bulk) or, with `tensor`, a TMA tile load (tma_load).
   void cp_async_bulk(const ast::Expr &call, const Mask &m, bool tensor);

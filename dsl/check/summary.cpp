@@ -271,7 +271,9 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
       "the matrix-instruction operand contract " + at + not_symbolic);
   add("initialization", true, Verdict::Instances,
       "reads of shared and register memory before any write " + at);
-  add("barriers", calls.has(BuiltinId::Syncthreads) || calls.has(BuiltinId::Barrier),
+  add("barriers",
+      calls.has(BuiltinId::Syncthreads) || calls.has(BuiltinId::Barrier) ||
+          calls.has(BuiltinId::BarrierArrive),
       Verdict::Instances, at);
   add("async", has_async, Verdict::Instances, at);
   add("coverage", calls.has(BuiltinId::AssertCovered), Verdict::Instances, at + not_symbolic);

@@ -422,8 +422,9 @@ template <BuiltinId Id> Type vote_result(Analyzer &analyzer, const Expr &call, c
   return Type::scalar_of(ScalarKind::Bool);
 }
 
-// barrier(id, threads): PTX bar.sync id, threads. Ids 1..15 (0 is the one
-// syncthreads() uses); the count is whole warps.
+// barrier(id, threads) and barrier_arrive(id, threads): PTX bar.sync and
+// bar.arrive. Ids 1..15 (0 is the one syncthreads() uses); the count is whole
+// warps.
 Type warpgroup_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
   analyzer.note_sm90_only(call.range, "warpgroup_id()");
   return Type::scalar_of(ScalarKind::I32);
@@ -439,7 +440,8 @@ Type barrier_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args)
                    "a named barrier counts whole warps: threads is a multiple of 32 from 32 to "
                    "1024, got " +
                        std::to_string(*n));
-  analyzer.note_sm90_only(call.range, "barrier(id, threads)");
+  analyzer.note_sm90_only(call.range,
+                          std::string(builtin_name(analyzer.builtin_of(call))) + "(id, threads)");
   return Type::void_type();
 }
 
@@ -751,6 +753,15 @@ std::vector<BuiltinSpec> make_table() {
        "Named barrier `id` (1-15) for `threads` threads (whole warps) of the block (sm90: "
        "bar.sync): each warp that reaches it waits until that many threads have; it orders the "
        "memory accesses of those warps only. A kernel that calls it targets sm90.",
+       barrier_result},
+      {"",
+       "barrier_arrive",
+       {{"id", K::IntConst}, {"threads", K::IntConst}},
+       false,
+       "Arrives at named barrier `id` (1-15) for `threads` threads without waiting (sm90: "
+       "bar.arrive): the warps that wait there with barrier(id, threads) are ordered after "
+       "what this warp did before it; this warp is ordered after nothing. A kernel that calls "
+       "it targets sm90.",
        barrier_result},
       {"",
        "threadfence",

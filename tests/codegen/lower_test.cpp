@@ -181,7 +181,8 @@ def votes(Y: Tensor((32,), u64), B: Tensor((32,), i32)):
   EXPECT_CONTAINS(amd, "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, \"workgroup\");");
 }
 
-// A named barrier is PTX bar.sync with its id and thread count as immediates.
+// A named barrier is PTX bar.sync with its id and thread count as immediates;
+// barrier_arrive is bar.arrive.
 TEST(Lower, NamedBarrierIsBarSync) {
   const char *source = R"(
 @kernel(grid=1, block=256)
@@ -189,11 +190,16 @@ def groups(X: Tensor((256,), f32)):
     t = thread_id()
     if t < 128:
         barrier(1, 128)
+        barrier_arrive(2, 256)
+    else:
+        barrier(2, 256)
     X[t] = 1.0
 )";
   const LowerResult r = lower_text(source, GpuTarget::Sm90);
   ASSERT_TRUE(r.ok) << r.source;
   EXPECT_CONTAINS(device_part(r.source), "asm volatile(\"bar.sync 1, 128;\" ::: \"memory\");");
+  EXPECT_CONTAINS(device_part(r.source), "asm volatile(\"bar.arrive 2, 256;\" ::: \"memory\");");
+  EXPECT_CONTAINS(device_part(r.source), "asm volatile(\"bar.sync 2, 256;\" ::: \"memory\");");
 }
 
 // mbarriers: init, arrive and a try_wait.parity loop on the element's shared address.
