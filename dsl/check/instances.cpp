@@ -146,9 +146,11 @@ struct SizeProblem {
         untranslated.push_back(a);
     }
     for (const Expr *g : kernel.grid)
-      if (g && !sema.constant_of(*g))
+      if (g && !sema.constant_of(*g)) {
         if (auto t = terms.integer(*g))
           grid.push_back(*t);
+        tilings_in(*g, terms);
+      }
     for (const auto &[s, v] : vars)
       magnitude = magnitude + (sizes.count(s) ? v : z3::ite(v < 0, -v, v));
     // A size that only counts the leading dimensions of tensors of rank 3 or
@@ -161,6 +163,22 @@ struct SizeProblem {
         if (dims[d])
           names_in(sema, *dims[d], inner);
     }
+  }
+
+  // A tiling inside a grid dimension (`cdiv(T, BM)` of `cdiv(T, BM) + E`,
+  // `min(GROUP, cdiv(M, BM))`) is a count of tiles the blocks walk: the
+  // second instance makes each at least two, as it does a grid dimension,
+  // so a size that the grid only counts in a sum still spans several tiles
+  // (an MoE expert of more than one row tile).
+  void tilings_in(const Expr &e, Z3Terms &terms) {
+    const bool tiling = (e.kind == ast::ExprKind::Call && sema.builtin_of(e) == BuiltinId::Cdiv) ||
+                        (e.kind == ast::ExprKind::Binary && e.binary_op == ast::BinaryOp::FloorDiv);
+    if (tiling && !sema.constant_of(e))
+      if (auto t = terms.integer(e))
+        grid.push_back(*t);
+    for (const auto &op : e.operands)
+      if (op)
+        tilings_in(*op, terms);
   }
 
   // Minimizes `objective`, then (with `then_smallest`) the sizes' magnitude:

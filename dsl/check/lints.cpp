@@ -150,8 +150,11 @@ void Machine::lint_global_access(const View &v, const Mask &m, const Range &at, 
   const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
   const int64_t bytes = v.elements() * dtype_bytes(v.dtype);
   // Unvectorized: thread 0 of block 0 walks contiguous addresses, a few bytes at a time,
-  // over consecutive executions of this access.
-  if (bytes < 16 && block_linear_ == 0 && m[0] && (v.bad.empty() || !v.bad[0])) {
+  // over consecutive executions of this access. Only where a 16-byte view of
+  // the tensor exists (its rows whole 16-byte units): a table of E + 1
+  // offsets read in a loop has none.
+  const bool vectorizable = !b.shape.empty() && (b.shape.back() * dtype_bytes(b.dtype)) % 16 == 0;
+  if (bytes < 16 && vectorizable && block_linear_ == 0 && m[0] && (v.bad.empty() || !v.bad[0])) {
     Walk &walk = walks_[site_key(at)];
     const int64_t addr = element_byte_offset(v, 0, 0);
     walk.run = addr == walk.last + bytes ? walk.run + 1 : 0;

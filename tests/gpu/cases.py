@@ -110,10 +110,11 @@ CASES = [
     ("moe_grouped_gemm", "moe_grouped_gemm", "T=1000,N=128,K=96,E=8", "ok"),  # partial tiles
     ("moe_grouped_gemm", "moe_grouped_gemm", "T=64,N=64,K=32,E=1", "ok"),
     ("moe_grouped_gemm", "moe_grouped_gemm", "T=64,N=64,K=32,E=9", "refuse"),
-    # moe_grouped_gemm_wgmma_sm90: assume(N % 128 == 0, K % 64 == 0, K > 0, E <= 8)
+    # moe_grouped_gemm_wgmma_sm90: assume(N % 256 == 0, K % 64 == 0, K > 0, E <= 8); uneven
+    # experts of several 128-row tiles that start inside a tile (T=1000), rows past T
     ("moe_grouped_gemm_wgmma_sm90", "moe_grouped_gemm_wgmma", "T=8192,N=14336,K=4096,E=8", "ok"),
-    ("moe_grouped_gemm_wgmma_sm90", "moe_grouped_gemm_wgmma", "T=1000,N=128,K=320,E=8", "ok"),
-    ("moe_grouped_gemm_wgmma_sm90", "moe_grouped_gemm_wgmma", "T=300,N=256,K=64,E=3", "ok"),
+    ("moe_grouped_gemm_wgmma_sm90", "moe_grouped_gemm_wgmma", "T=1000,N=256,K=320,E=8", "ok"),
+    ("moe_grouped_gemm_wgmma_sm90", "moe_grouped_gemm_wgmma", "T=300,N=512,K=64,E=3", "ok"),
     ("moe_grouped_gemm_wgmma_sm90", "moe_grouped_gemm_wgmma", "T=64,N=128,K=96,E=1", "refuse"),
     # moe_grouped_gemm_mma_sm90: assume(N % 128 == 0, K % 32 == 0, K > 0, E <= 8);
     # uneven experts of more than one 128-row tile with an odd k-tile count (T=1000, K=96)
