@@ -510,5 +510,28 @@ TEST(InstancesTest, AnIntegerThatIsNotASizeRunsAtItsBoundaryValues) {
   EXPECT_TRUE(choice.sampled.empty());
 }
 
+// A tiling inside a grid dimension (the row tiles of `cdiv(T, 128) + E`)
+// spans two tiles at the second instance, not only the dimension: T = 64
+// made every group one tile, and a kernel's second-tile path never ran.
+TEST(InstancesTest, ATilingInsideAGridDimensionSpansTwoTiles) {
+  const auto second_t = [](const std::string &grid) {
+    const CheckedFile file =
+        front_end("t.argus", "@kernel(grid=(" + grid +
+                                 ",), block=32)\n"
+                                 "def k(X: Tensor((T, 8), f32), T: i32, E: i32):\n"
+                                 "    assume(E <= 8)\n"
+                                 "    X[0, 0] = 1.0\n");
+    EXPECT_FALSE(file.has_errors());
+    const sema::FunctionInfo *kernel = file.sema->function_info("k");
+    const auto choice = check::detail::choose_instances(file, *kernel, 10000);
+    EXPECT_EQ(choice.instances.size(), 2u);
+    return choice.instances.size() < 2 ? int64_t{0} : choice.instances[1].at("T");
+  };
+  EXPECT_GT(second_t("cdiv(T, 128) + E"), 128);
+  EXPECT_GT(second_t("(T + 127) // 128 + E"), 128);
+  // The dimension alone is satisfied by E: T only grows to 64.
+  EXPECT_EQ(second_t("T + E"), 64);
+}
+
 } // namespace
 } // namespace argus
