@@ -409,6 +409,19 @@ TEST(Lower, TmaLoadsThroughTensorMapsTheLauncherBuilds) {
                             "128, 128);");
   EXPECT_CONTAINS(r.source, "(A, B, C, M, N, K, argus_tmap_0, argus_tmap_1);");
   EXPECT_CONTAINS(r.source, "is accessed by TMA: its address must be 16-byte aligned");
+  // A box at any row (subview, an MoE expert's first row) and a box of one
+  // expert's weights (rows of E x N): coordinates from each view's offset.
+  const LowerResult moe = lower(test::check_file(std::string(ARGUS_SOURCE_DIR) +
+                                                 "/examples/moe_grouped_gemm_wgmma_sm90.argus"),
+                                GpuTarget::Sm90);
+  ASSERT_TRUE(moe.ok);
+  EXPECT_CONTAINS(moe.source, "const int64_t argus_first = (2 * K * m0 + 128 * kt) / 2;");
+  EXPECT_CONTAINS(moe.source,
+                  "const int64_t argus_first = (2 * K * N * e + 512 * K * tile_n + 128 * kt) / 2;");
+  EXPECT_CONTAINS(moe.source,
+                  "argus_tensor_map_2d(&argus_tmap_0, 2, (void *)X, cols, rows, 64, 128, 128);");
+  EXPECT_CONTAINS(moe.source,
+                  "argus_tensor_map_2d(&argus_tmap_1, 2, (void *)W, cols, rows, 64, 256, 128);");
   // A kernel without tma_load gets neither the helper nor map parameters.
   const LowerResult plain =
       lower(test::check_file(std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_wgmma_sm90.argus"),
