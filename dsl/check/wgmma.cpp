@@ -280,6 +280,9 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
         Cell &cl = cell(acc_buffer, lane, base + cells[static_cast<size_t>(i)]);
         Tag tag = join(cl.tag, join(row[static_cast<size_t>(r)], col[static_cast<size_t>(c)]));
         tag.origin = site;
+        if (trace_) [[unlikely]] // a trace node, as mma's; the history goes on through A
+          tag.origin = trace_node(TraceAction::Compute, site, -1, -1, lane, tag,
+                                  row[static_cast<size_t>(r)].origin, site);
         cl.tag = tag;
         cl.initialized = true;
         cl.write_site = site;

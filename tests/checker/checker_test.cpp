@@ -64,8 +64,13 @@ TEST_P(VerdictTest, InterpreterAndZ3AgreeOnBoundsAtEachInstance) {
       }
     }
   }
-  // Every file of the corpus and the examples indexes global tensors in closed form.
-  EXPECT_GT(compared, 0u) << GetParam().filename();
+  // Every file of the corpus and the examples indexes global tensors in closed
+  // form, but the persistent GEMMs: their tile order divides a block's tile
+  // index by the height of its group, which depends on M (their bounds are
+  // decided at the instances, and the summary says so).
+  if (GetParam().filename().string().find("persistent") == std::string::npos) {
+    EXPECT_GT(compared, 0u) << GetParam().filename();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, VerdictTest, ::testing::ValuesIn(kernels_to_compare()),

@@ -86,6 +86,14 @@ CASES = [
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(256, 512, 64), "ok"),     # one k-tile
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 256, 576), "ok"),    # 9 k-tiles: wraps twice
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 128, 64), "refuse"),
+    # gemm_ws_persistent_sm90: P blocks loop over the tiles; P = 132 SMs, and P = 1 and 3
+    # (one block does every tile; blocks with unequal tile counts)
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(4096, 4096, 4096) + ",P=132", "ok"),
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(8192, 8192, 8192) + ",P=132", "ok"),
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(4096, 14336, 4096) + ",P=132", "ok"),
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(1152, 768, 640) + ",P=1", "ok"),
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(1152, 768, 640) + ",P=3", "ok"),
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(128, 128, 64) + ",P=132", "refuse"),
     # gemm_splitk_mma_sm90: assume(M % 128 == 0, N % 128 == 0, K % (32 * 4) == 0); before=gemm_zero
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(1024, 1024, 16384), "ok"),
     ("gemm_splitk_mma_sm90", "gemm_splitk_mma", gemm(4096, 4096, 4096), "ok"),

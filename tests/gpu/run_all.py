@@ -81,7 +81,8 @@ def run_case(case):
 
 
 def parse_gemm(sizes):
-    m = re.fullmatch(r"M=(\d+),N=(\d+),K=(\d+)", sizes)
+    # M, N, K and any further integers (a persistent kernel's block count P)
+    m = re.fullmatch(r"M=(\d+),N=(\d+),K=(\d+)(?:,[A-Za-z_]\w*=\d+)*", sizes)
     return tuple(int(x) for x in m.groups()) if m else None
 
 
