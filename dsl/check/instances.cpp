@@ -117,6 +117,7 @@ struct SizeProblem {
   unsigned timeout_ms;
   std::set<const sema::Symbol *> sizes;
   std::set<const sema::Symbol *> inner;
+  std::set<const sema::Symbol *> shaped; // named by a tensor's shape (not only by the grid)
   std::map<const sema::Symbol *, z3::expr> vars;
   z3::expr_vector facts;
   std::vector<z3::expr> grid;
@@ -162,6 +163,9 @@ struct SizeProblem {
       for (size_t d = dims.size() >= 3 ? dims.size() - 2 : 0; d < dims.size(); ++d)
         if (dims[d])
           names_in(sema, *dims[d], inner);
+      for (const auto &dim : dims)
+        if (dim)
+          names_in(sema, *dim, shaped);
     }
   }
 
@@ -231,7 +235,11 @@ struct SizeProblem {
       }
       relaxed.push_back(v >= before);
       grown = grown || v > before;
-      reach = reach + z3::ite(v < ctx.int_val(threshold), v, ctx.int_val(threshold));
+      // A size only the grid names (a persistent kernel's block count) grows
+      // no further than the grid needs: as many blocks as tiles would give
+      // each block one tile and never run a block's second.
+      if (shaped.count(s))
+        reach = reach + z3::ite(v < ctx.int_val(threshold), v, ctx.int_val(threshold));
     }
     relaxed.push_back(grown);
     for (const auto &g : grid)

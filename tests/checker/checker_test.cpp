@@ -538,5 +538,24 @@ TEST(InstancesTest, ATilingInsideAGridDimensionSpansTwoTiles) {
   EXPECT_EQ(second_t("T + E"), 64);
 }
 
+// A size only the grid names (a persistent kernel's block count P) grows to
+// two, not to 64, when a capped size (E <= 8) sends the second instance to
+// "as large as allowed": at P = 64 every block had one tile at most.
+TEST(InstancesTest, ABlockCountOnlyTheGridNamesGrowsToTwo) {
+  const CheckedFile file =
+      front_end("p.argus", "@kernel(grid=min(P, cdiv(T, 128) + E), block=32)\n"
+                           "def k(X: Tensor((T, 8), f32), W: Tensor((E, 8), f32), T: i32, E: i32,\n"
+                           "      P: i32):\n"
+                           "    assume(E <= 8)\n"
+                           "    X[0, 0] = 1.0\n");
+  ASSERT_FALSE(file.has_errors());
+  const sema::FunctionInfo *kernel = file.sema->function_info("k");
+  const auto choice = check::detail::choose_instances(file, *kernel, 10000);
+  ASSERT_EQ(choice.instances.size(), 2u);
+  EXPECT_EQ(choice.instances[1].at("P"), 2);
+  EXPECT_EQ(choice.instances[1].at("E"), 8);
+  EXPECT_GT(choice.instances[1].at("T"), 128);
+}
+
 } // namespace
 } // namespace argus

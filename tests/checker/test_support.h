@@ -41,7 +41,8 @@ inline std::vector<std::filesystem::path> argus_files(const std::vector<const ch
 // and the Release build sweeps every file.
 inline bool is_long_kernel_file(const std::filesystem::path &path) {
   const std::string name = path.filename().string();
-  for (const char *prefix : {"flash_attn", "moe_", "mma_stage", "wgmma_refill"})
+  for (const char *prefix :
+       {"flash_attn", "moe_", "mma_stage", "wgmma_refill", "gemm_ws_", "persistent_"})
     if (name.rfind(prefix, 0) == 0)
       return true;
   return false;

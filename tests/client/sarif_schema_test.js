@@ -47,12 +47,12 @@ const ajv = new Ajv({ schemaId: 'id', allErrors: true, format: 'full', logger: f
 ajv.addMetaSchema(require('ajv/lib/refs/json-schema-draft-04.json'));
 const validate = ajv.compile(schema);
 
-// The corpus but its long kernels (flash attention, MoE and the pipelined mma/wgmma
-// variants: every code and check they report is reported by a shorter corpus file too, and
+// The corpus but its long kernels (flash attention, MoE, the pipelined mma/wgmma and the WS
+// GEMM variants: every code and check they report is reported by a shorter corpus file too, and
 // the checker tests run them), the external suite, and two examples. The log's shape depends
 // on the kinds of diagnostics, not on how long a kernel takes to check; the whole corpus was
 // 78 s of one core, a third of it in these families.
-const long = /^(flash_attn|moe_|mma_stage|wgmma_refill)/;
+const long = /^(flash_attn|moe_|mma_stage|wgmma_refill|gemm_ws_|persistent_)/;
 const files = [
   ...argusFiles('tests/checker/corpus').filter((f) => !long.test(path.basename(f))),
   ...argusFiles('tests/checker/external'),
