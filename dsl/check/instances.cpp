@@ -121,6 +121,7 @@ struct SizeProblem {
   std::map<const sema::Symbol *, z3::expr> vars;
   z3::expr_vector facts;
   std::vector<z3::expr> grid;
+  std::vector<z3::expr> tilings; // size-dependent tile counts inside grid dimensions
   std::vector<const Expr *> untranslated;
   z3::expr magnitude; // small sizes, and other integers near 0
 
@@ -171,15 +172,15 @@ struct SizeProblem {
 
   // A tiling inside a grid dimension (`cdiv(T, BM)` of `cdiv(T, BM) + E`,
   // `min(GROUP, cdiv(M, BM))`) is a count of tiles the blocks walk: the
-  // second instance makes each at least two, as it does a grid dimension,
-  // so a size that the grid only counts in a sum still spans several tiles
-  // (an MoE expert of more than one row tile).
+  // second instance makes each at least two where the assumptions allow it,
+  // as it does a grid dimension, so a size that the grid only counts in a
+  // sum still spans several tiles (an MoE expert of more than one row tile).
   void tilings_in(const Expr &e, Z3Terms &terms) {
     const bool tiling = (e.kind == ast::ExprKind::Call && sema.builtin_of(e) == BuiltinId::Cdiv) ||
                         (e.kind == ast::ExprKind::Binary && e.binary_op == ast::BinaryOp::FloorDiv);
     if (tiling && !sema.constant_of(e))
       if (auto t = terms.integer(e))
-        grid.push_back(*t);
+        tilings.push_back(*t);
     for (const auto &op : e.operands)
       if (op)
         tilings_in(*op, terms);
@@ -222,7 +223,7 @@ struct SizeProblem {
   // integers as in `base` where `pin_others`.
   std::optional<std::map<std::string, int64_t>>
   as_large_as_allowed(const std::map<std::string, int64_t> &base, int64_t threshold,
-                      bool pin_others) {
+                      bool pin_others, bool two_tiles = false) {
     z3::expr_vector relaxed(ctx);
     z3::expr grown = ctx.bool_val(false);
     z3::expr reach = ctx.int_val(0);
@@ -244,6 +245,9 @@ struct SizeProblem {
     relaxed.push_back(grown);
     for (const auto &g : grid)
       relaxed.push_back(g >= 2);
+    if (two_tiles)
+      for (const auto &g : tilings)
+        relaxed.push_back(g >= 2);
     return optimize(relaxed, -reach, true);
   }
 };
@@ -291,11 +295,22 @@ InstanceChoice choose_instances(const CheckedFile &file, const sema::FunctionInf
   }
   for (const auto &g : grid)
     more.push_back(g >= 2);
+  // Two tiles of every tiling inside a grid dimension where the assumptions
+  // allow it; without them where they do not.
+  z3::expr_vector more_tiles = more;
+  for (const auto &g : problem.tilings)
+    more_tiles.push_back(g >= 2);
   std::optional<std::map<std::string, int64_t>> second;
-  if (!more.empty())
-    second = solve(more);
-  if (!second && !more.empty())
-    second = problem.as_large_as_allowed(*first, 64, false);
+  if (!more.empty()) {
+    second = solve(more_tiles);
+    if (!second && !problem.tilings.empty())
+      second = solve(more);
+  }
+  if (!second && !more.empty()) {
+    second = problem.as_large_as_allowed(*first, 64, false, true);
+    if (!second && !problem.tilings.empty())
+      second = problem.as_large_as_allowed(*first, 64, false);
+  }
   if (second)
     choice.instances.push_back(*second);
   // Integers that are not sizes: the boundary values of their assumed range

@@ -536,6 +536,17 @@ TEST(InstancesTest, ATilingInsideAGridDimensionSpansTwoTiles) {
   EXPECT_GT(second_t("(T + 127) // 128 + E"), 128);
   // The dimension alone is satisfied by E: T only grows to 64.
   EXPECT_EQ(second_t("T + E"), 64);
+  // Where the assumptions forbid two tiles, the second instance is still
+  // made, without them.
+  const CheckedFile capped = front_end("c.argus", "@kernel(grid=(cdiv(T, 128) + E,), block=32)\n"
+                                                  "def k(X: Tensor((T, 8), f32), T: i32, E: i32):\n"
+                                                  "    assume(E <= 8, T <= 100)\n"
+                                                  "    X[0, 0] = 1.0\n");
+  ASSERT_FALSE(capped.has_errors());
+  const auto choice =
+      check::detail::choose_instances(capped, *capped.sema->function_info("k"), 10000);
+  ASSERT_EQ(choice.instances.size(), 2u);
+  EXPECT_GT(choice.instances[1].at("T"), 1);
 }
 
 // A size only the grid names (a persistent kernel's block count P) grows to

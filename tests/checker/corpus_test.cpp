@@ -311,8 +311,10 @@ TEST(CorpusCoverageTest, EveryRuleHasAPositiveAndANegativeKernel) {
 }
 
 // The examples (and the tuning variants of bench/variants, which must be as correct as the
-// examples they change) carry tags and assertions, and check without errors.
-TEST(ExamplesTest, ExamplesAreTaggedCheckCleanAndSaySoPerProperty) {
+// examples they change) carry tags and assertions, and check without errors. One test per
+// file: under the sanitizers the binary runs as shards, which a single test of every
+// example (250 s there) left unbalanced.
+std::vector<fs::path> example_files() {
   std::vector<fs::path> files;
 #ifdef ARGUS_SANITIZED_BUILD
   // The variants change constants of examples checked here already: the same
@@ -325,28 +327,41 @@ TEST(ExamplesTest, ExamplesAreTaggedCheckCleanAndSaySoPerProperty) {
     for (const auto &e : fs::directory_iterator(kSourceDir / dir))
       if (e.path().extension() == ".argus")
         files.push_back(e.path());
-  ASSERT_GT(files.size(), 20u);
-  for (const fs::path &path : files) {
-    const fs::directory_entry e(path);
-    const std::string text = read_file(e.path());
-    EXPECT_NE(text.find("tag("), std::string::npos) << e.path();
-    EXPECT_NE(text.find("assert_"), std::string::npos) << e.path();
-    const CheckedFile file = check_source(e.path().filename().string(), text);
-    for (const Diagnostic &d : file.diagnostics)
-      EXPECT_NE(d.severity, Severity::Error) << e.path().filename() << ": " << d.message;
-    // A verification summary per kernel, every property checked at least at the instances.
-    size_t kernels = 0;
-    for (const auto &fn : file.sema->functions)
-      kernels += fn.role == sema::FunctionRole::Kernel;
-    ASSERT_EQ(file.verification.size(), kernels) << e.path();
-    for (const check::VerificationSummary &s : file.verification) {
-      EXPECT_EQ(s.properties.size(), 9u) << e.path();
-      EXPECT_FALSE(s.instances.empty()) << e.path();
-      for (const check::PropertyVerdict &p : s.properties)
-        EXPECT_NE(p.verdict, check::Verdict::NotChecked) << e.path() << " " << p.property;
-    }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(ExamplesTest, ThereAreExamples) { EXPECT_GT(example_files().size(), 20u); }
+
+class ExampleFileTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(ExampleFileTest, TaggedCheckCleanAndSaySoPerProperty) {
+  const fs::path &path = GetParam();
+  const std::string text = read_file(path);
+  EXPECT_NE(text.find("tag("), std::string::npos) << path;
+  EXPECT_NE(text.find("assert_"), std::string::npos) << path;
+  const CheckedFile file = check_source(path.filename().string(), text);
+  for (const Diagnostic &d : file.diagnostics)
+    EXPECT_NE(d.severity, Severity::Error) << path.filename() << ": " << d.message;
+  // A verification summary per kernel, every property checked at least at the instances.
+  size_t kernels = 0;
+  for (const auto &fn : file.sema->functions)
+    kernels += fn.role == sema::FunctionRole::Kernel;
+  ASSERT_EQ(file.verification.size(), kernels) << path;
+  for (const check::VerificationSummary &s : file.verification) {
+    EXPECT_EQ(s.properties.size(), 9u) << path;
+    EXPECT_FALSE(s.instances.empty()) << path;
+    for (const check::PropertyVerdict &p : s.properties)
+      EXPECT_NE(p.verdict, check::Verdict::NotChecked) << path << " " << p.property;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleFileTest, ::testing::ValuesIn(example_files()),
+                         [](const ::testing::TestParamInfo<fs::path> &info) {
+                           return (info.param.parent_path().filename() == "variants" ? "variant_"
+                                                                                     : "") +
+                                  checker_test::test_name(info.param);
+                         });
 
 } // namespace
 } // namespace argus
