@@ -153,8 +153,10 @@ void Machine::lint_global_access(const View &v, const Mask &m, const Range &at, 
   // over consecutive executions of this access. Only where a 16-byte view of
   // the tensor exists (its rows whole 16-byte units): a table of E + 1
   // offsets read in a loop has none.
-  const bool vectorizable = !b.shape.empty() && (b.shape.back() * dtype_bytes(b.dtype)) % 16 == 0;
-  if (bytes < 16 && vectorizable && block_linear_ == 0 && m[0] && (v.bad.empty() || !v.bad[0])) {
+  const auto vectorizable = [&] {
+    return !b.shape.empty() && (b.shape.back() * dtype_bytes(b.dtype)) % 16 == 0;
+  };
+  if (bytes < 16 && block_linear_ == 0 && m[0] && (v.bad.empty() || !v.bad[0]) && vectorizable()) {
     Walk &walk = walks_[site_key(at)];
     const int64_t addr = element_byte_offset(v, 0, 0);
     walk.run = addr == walk.last + bytes ? walk.run + 1 : 0;

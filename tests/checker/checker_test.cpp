@@ -518,17 +518,23 @@ TEST(InstancesTest, AnIntegerThatIsNotASizeRunsAtItsBoundaryValues) {
 // A tiling inside a grid dimension (the row tiles of `cdiv(T, 128) + E`)
 // spans two tiles at the second instance, not only the dimension: T = 64
 // made every group one tile, and a kernel's second-tile path never ran.
+// The size instances of kernel `k` of `source` (which must compile).
+check::detail::InstanceChoice instances_of(const std::string &source) {
+  const CheckedFile file = front_end("k.argus", source);
+  EXPECT_FALSE(file.has_errors()) << source;
+  const sema::FunctionInfo *kernel = file.sema->function_info("k");
+  if (!kernel)
+    return {};
+  return check::detail::choose_instances(file, *kernel, 10000);
+}
+
 TEST(InstancesTest, ATilingInsideAGridDimensionSpansTwoTiles) {
   const auto second_t = [](const std::string &grid) {
-    const CheckedFile file =
-        front_end("t.argus", "@kernel(grid=(" + grid +
-                                 ",), block=32)\n"
-                                 "def k(X: Tensor((T, 8), f32), T: i32, E: i32):\n"
-                                 "    assume(E <= 8)\n"
-                                 "    X[0, 0] = 1.0\n");
-    EXPECT_FALSE(file.has_errors());
-    const sema::FunctionInfo *kernel = file.sema->function_info("k");
-    const auto choice = check::detail::choose_instances(file, *kernel, 10000);
+    const auto choice = instances_of("@kernel(grid=(" + grid +
+                                     ",), block=32)\n"
+                                     "def k(X: Tensor((T, 8), f32), T: i32, E: i32):\n"
+                                     "    assume(E <= 8)\n"
+                                     "    X[0, 0] = 1.0\n");
     EXPECT_EQ(choice.instances.size(), 2u);
     return choice.instances.size() < 2 ? int64_t{0} : choice.instances[1].at("T");
   };
@@ -538,13 +544,10 @@ TEST(InstancesTest, ATilingInsideAGridDimensionSpansTwoTiles) {
   EXPECT_EQ(second_t("T + E"), 64);
   // Where the assumptions forbid two tiles, the second instance is still
   // made, without them.
-  const CheckedFile capped = front_end("c.argus", "@kernel(grid=(cdiv(T, 128) + E,), block=32)\n"
-                                                  "def k(X: Tensor((T, 8), f32), T: i32, E: i32):\n"
-                                                  "    assume(E <= 8, T <= 100)\n"
-                                                  "    X[0, 0] = 1.0\n");
-  ASSERT_FALSE(capped.has_errors());
-  const auto choice =
-      check::detail::choose_instances(capped, *capped.sema->function_info("k"), 10000);
+  const auto choice = instances_of("@kernel(grid=(cdiv(T, 128) + E,), block=32)\n"
+                                   "def k(X: Tensor((T, 8), f32), T: i32, E: i32):\n"
+                                   "    assume(E <= 8, T <= 100)\n"
+                                   "    X[0, 0] = 1.0\n");
   ASSERT_EQ(choice.instances.size(), 2u);
   EXPECT_GT(choice.instances[1].at("T"), 1);
 }
@@ -553,15 +556,12 @@ TEST(InstancesTest, ATilingInsideAGridDimensionSpansTwoTiles) {
 // two, not to 64, when a capped size (E <= 8) sends the second instance to
 // "as large as allowed": at P = 64 every block had one tile at most.
 TEST(InstancesTest, ABlockCountOnlyTheGridNamesGrowsToTwo) {
-  const CheckedFile file =
-      front_end("p.argus", "@kernel(grid=min(P, cdiv(T, 128) + E), block=32)\n"
-                           "def k(X: Tensor((T, 8), f32), W: Tensor((E, 8), f32), T: i32, E: i32,\n"
-                           "      P: i32):\n"
-                           "    assume(E <= 8)\n"
-                           "    X[0, 0] = 1.0\n");
-  ASSERT_FALSE(file.has_errors());
-  const sema::FunctionInfo *kernel = file.sema->function_info("k");
-  const auto choice = check::detail::choose_instances(file, *kernel, 10000);
+  const auto choice =
+      instances_of("@kernel(grid=min(P, cdiv(T, 128) + E), block=32)\n"
+                   "def k(X: Tensor((T, 8), f32), W: Tensor((E, 8), f32), T: i32, E: i32,\n"
+                   "      P: i32):\n"
+                   "    assume(E <= 8)\n"
+                   "    X[0, 0] = 1.0\n");
   ASSERT_EQ(choice.instances.size(), 2u);
   EXPECT_EQ(choice.instances[1].at("P"), 2);
   EXPECT_EQ(choice.instances[1].at("E"), 8);
