@@ -307,7 +307,8 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
   for (const ParamInfo &p : params)
     call_args += (call_args.empty() ? "" : ", ") + p.name;
   for (const TensorMap &map : tensor_maps_) { // sm90 only: tma_load/tma_store are nvvm intrinsics
-    // The tensor seen as 2-D: its leading dimensions are the rows.
+    // The tensor as rows of its last extent; with three or more dimensions
+    // in pages of its second-last extent (a 3-D map: a box stays in a page).
     const ParamInfo *tensor = nullptr;
     for (const ParamInfo &p : params)
       if (p.symbol == map.tensor)
@@ -320,13 +321,19 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
     }
     const Buffer &b = buffers_[static_cast<size_t>(param_buffers_[map.tensor])];
     const int eb = bytes_of(b.dtype);
-    std::string rows = "(uint64_t)1";
-    for (size_t d = 0; d + 1 < shape.dims.size(); ++d)
-      rows += " * (uint64_t)(" + host(*shape.dims[d], "a dimension") + ")";
+    const bool paged = shape.dims.size() > 2;
+    std::string pages = "(uint64_t)1";
+    for (size_t d = 0; d + 2 < shape.dims.size(); ++d)
+      pages += " * (uint64_t)(" + host(*shape.dims[d], "a dimension") + ")";
+    const std::string page_rows =
+        shape.dims.size() >= 2
+            ? "(uint64_t)(" + host(*shape.dims[shape.dims.size() - 2], "a dimension") + ")"
+            : "(uint64_t)1";
     const std::string tensor_name = map.tensor->name;
     launcher << "  CUtensorMap " << map.name << ";\n  {\n";
     launcher << "    const uint64_t cols = (uint64_t)(" << host(*shape.dims.back(), "a dimension")
-             << "), rows = " << rows << ";\n";
+             << "), page_rows = " << page_rows << ", pages = " << pages
+             << ", rows = page_rows * pages;\n";
     launcher << "    if ((uintptr_t)" << tensor->name << " % 16 != 0 || cols * " << eb
              << " % 16 != 0 || rows > (UINT64_C(1) << 31))\n";
     launcher << "      return argus_host_fail(error, error_size, 2, "
@@ -334,9 +341,10 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
                          " is accessed by TMA: its address must be 16-byte aligned, its rows (%llu "
                          "bytes) a multiple of 16 bytes and under 2^31 of them (%llu)")
              << ", (unsigned long long)(cols * " << eb << "), (unsigned long long)rows);\n";
-    launcher << "    const CUresult built = argus_tensor_map_2d(&" << map.name << ", " << eb
-             << ", (void *)" << tensor->name << ", cols, rows, " << map.box_cols << ", "
-             << map.box_rows << ", " << map.swizzle_bytes << ");\n";
+    launcher << "    const CUresult built = argus_tensor_map(&" << map.name << ", " << eb
+             << ", (void *)" << tensor->name << ", " << (paged ? 3 : 2)
+             << ", cols, page_rows, pages, " << map.box_cols << ", " << map.box_rows << ", "
+             << map.swizzle_bytes << ");\n";
     launcher << "    if (built != CUDA_SUCCESS)\n";
     launcher << "      return argus_host_fail(error, error_size, 4, "
              << c_string(kname + ": cannot build the TMA tensor map of " + tensor_name +
@@ -581,9 +589,9 @@ typedef CUresult (*argus_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cu
                                           const cuuint32_t *, const cuuint32_t *,
                                           CUtensorMapInterleave, CUtensorMapSwizzle,
                                           CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-static CUresult argus_tensor_map_2d(CUtensorMap *map, int element_bytes, void *base, uint64_t cols,
-                                    uint64_t rows, uint32_t box_cols, uint32_t box_rows,
-                                    int swizzle_bytes) {
+static CUresult argus_tensor_map(CUtensorMap *map, int element_bytes, void *base, int rank,
+                                 uint64_t cols, uint64_t page_rows, uint64_t pages,
+                                 uint32_t box_cols, uint32_t box_rows, int swizzle_bytes) {
   static argus_encode_tiled_fn encode = NULL;
   if (encode == NULL) {
     void *fn = NULL;
@@ -602,11 +610,13 @@ static CUresult argus_tensor_map_2d(CUtensorMap *map, int element_bytes, void *b
                                      : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                      : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                            : CU_TENSOR_MAP_SWIZZLE_NONE;
-  const cuuint64_t dims[2] = {cols, rows};
-  const cuuint64_t strides[1] = {cols * (uint64_t)element_bytes};
-  const cuuint32_t box[2] = {box_cols, box_rows};
-  const cuuint32_t element_strides[2] = {1, 1};
-  return encode(map, type, 2, base, dims, strides, box, element_strides,
+  // rank 2: (cols, page_rows * pages); rank 3: (cols, page_rows, pages).
+  const cuuint64_t dims[3] = {cols, rank == 2 ? page_rows * pages : page_rows, pages};
+  const cuuint64_t strides[2] = {cols * (uint64_t)element_bytes,
+                                 page_rows * cols * (uint64_t)element_bytes};
+  const cuuint32_t box[3] = {box_cols, box_rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  return encode(map, type, (cuuint32_t)rank, base, dims, strides, box, element_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }

@@ -183,7 +183,13 @@ public:
   const TensorMap &tensor_map(const sema::Symbol *tensor, int64_t rows, int64_t cols,
                               int swizzle_bytes);
   // The last extent of a tensor parameter, as kernel C++ ("" if it has none).
-  std::string last_extent(const sema::Symbol *tensor);
+  std::vector<std::string> extents(const sema::Symbol *tensor);
+  struct TmaCoords {
+    int rank = 2;                    // of the tensor map: 2, or 3 (pages of rows)
+    std::vector<std::string> values; // innermost first
+  };
+  std::optional<TmaCoords> tma_coords(const sema::Symbol *tensor, const std::string &first,
+                                      const Range &at, const char *what);
   void for_loop(const ast::Stmt &s);
   void mark_written(const View &v);
 

@@ -105,12 +105,14 @@ __device__ __forceinline__ uint32_t argus_smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 // A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start
-// address, leading byte offset (16: unused by the swizzled K-major layouts),
-// stride byte offset (between 8-row groups), base offset 0 (tiles start on a
-// swizzle-pattern boundary), swizzle mode (1: 128, 2: 64, 3: 32 bytes).
-__device__ __forceinline__ uint64_t argus_wgmma_desc(uint32_t address, uint32_t stride_bytes,
-                                                     uint32_t mode) {
-  return static_cast<uint64_t>((address & 0x3FFFFu) >> 4) | (uint64_t{1} << 16) |
+// address, leading byte offset (16: unused by the swizzled K-major layouts;
+// MN-major: between atoms along N), stride byte offset (between 8-row groups),
+// base offset 0 (tiles start on a swizzle-pattern boundary), swizzle mode (1:
+// 128, 2: 64, 3: 32 bytes).
+__device__ __forceinline__ uint64_t argus_wgmma_desc(uint32_t address, uint32_t leading_bytes,
+                                                     uint32_t stride_bytes, uint32_t mode) {
+  return static_cast<uint64_t>((address & 0x3FFFFu) >> 4) |
+         (static_cast<uint64_t>((leading_bytes & 0x3FFFFu) >> 4) << 16) |
          (static_cast<uint64_t>((stride_bytes & 0x3FFFFu) >> 4) << 32) |
          (static_cast<uint64_t>(mode) << 62);
 }

@@ -1329,12 +1329,17 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
     return;
   wgmma_accumulators_.insert(buffers_[static_cast<size_t>(acc->buffer)].name);
   const auto refs = element_refs(*acc);
-  const int64_t n = b->shape.size() == 2 && b->shape[0].is_constant() ? b->shape[0].constant() : 0;
+  // b_major="mn" (checked by sema: "k" or "mn"): b is (16, N), N contiguous.
+  const Expr *major = call_arg(call, 3, "b_major");
+  const bool b_mn = major && major->kind == ExprKind::String && major->name == "mn";
+  const size_t n_dim = b_mn ? 1 : 0;
+  const int64_t n =
+      b->shape.size() == 2 && b->shape[n_dim].is_constant() ? b->shape[n_dim].constant() : 0;
   if (n < 8 || static_cast<int64_t>(refs.size()) != n / 2) {
     error(call.range, "wgmma: the accumulator must hold N / 2 f32 for a b tile of N rows");
     return;
   }
-  auto descriptor = [&](const View &v, const Range &at) -> std::optional<std::string> {
+  auto descriptor = [&](const View &v, const Range &at, bool mn) -> std::optional<std::string> {
     const Buffer &buf = buffers_[static_cast<size_t>(v.buffer)];
     if (buf.space != MemorySpace::Shared || !buf.swizzle || buf.swizzle->base != 4 ||
         buf.swizzle->shift != 3 || buf.swizzle->bits < 1 || buf.swizzle->bits > 3) {
@@ -1344,16 +1349,21 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
     const int bits = buf.swizzle->bits;
     const int64_t stride_bytes = 8 * (int64_t{16} << bits); // between 8-row groups
     const int64_t mode = bits == 3 ? 1 : bits == 2 ? 2 : 3; // 128, 64, 32-byte swizzle
+    // K-major swizzled: the leading offset is unused (1 by convention). MN-major
+    // one atom wide: the atoms along k are `stride_bytes` apart and there is no
+    // second atom along N, so either reading of the two offsets gets the same.
+    const int64_t leading_bytes = mn ? stride_bytes : 16;
     const std::string address = "argus_smem_addr(reinterpret_cast<unsigned char *>(" + buf.name +
                                 ") + " + paren(cpp(v.offset)) + ")";
-    return "argus_wgmma_desc(" + address + ", " + std::to_string(stride_bytes) + ", " +
-           std::to_string(mode) + ")";
+    return "argus_wgmma_desc(" + address + ", " + std::to_string(leading_bytes) + ", " +
+           std::to_string(stride_bytes) + ", " + std::to_string(mode) + ")";
   };
   // A from registers: four b32 registers of two 16-bit values each (the
   // m64nNk16 A fragment), instead of a descriptor.
   const bool a_registers = buffers_[static_cast<size_t>(a->buffer)].space == MemorySpace::Local;
-  const auto da = a_registers ? std::optional<std::string>("") : descriptor(*a, a_arg->range);
-  const auto db = descriptor(*b, b_arg->range);
+  const auto da =
+      a_registers ? std::optional<std::string>("") : descriptor(*a, a_arg->range, false);
+  const auto db = descriptor(*b, b_arg->range, b_mn);
   if (!da || !db)
     return;
   const auto a_refs = a_registers ? element_refs(*a) : std::vector<std::string>{};
@@ -1380,12 +1390,13 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
     line("const uint64_t argus_da = " + *da + ";");
   line("const uint64_t argus_db = " + *db + ";");
   // scale-d is a predicate (1: d = a·b + d); scale-a, scale-b 1; the 16-bit
-  // forms also take the transposes (0: K-major; with a in registers only
-  // b's); the fp8 forms are K-major only.
+  // forms also take the transposes (0: K-major, 1: MN-major; with a in
+  // registers only b's); the fp8 forms are K-major only.
   const bool fp8 = type == "e4m3" || type == "e5m2";
+  const std::string trans_b = b_mn ? "1" : "0";
   const std::string immediates = fp8           ? ", p, 1, 1"
-                                 : a_registers ? ", p, 1, 1, 0"
-                                               : ", p, 1, 1, 0, 0";
+                                 : a_registers ? ", p, 1, 1, " + trans_b
+                                               : ", p, 1, 1, 0, " + trans_b;
   line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(flag_index) +
        ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + (fp8 ? "k32" : "k16") +
        ".f32." + type + "." + type + " {" + list + "}, " + a_operand + ", %" +
@@ -1416,27 +1427,60 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
 
 namespace argus::codegen::detail {
 
-std::string Lowerer::last_extent(const sema::Symbol *tensor) {
+// The extents of a tensor parameter as C++ expressions (empty when its
+// annotation gives no shape).
+std::vector<std::string> Lowerer::extents(const sema::Symbol *tensor) {
   const ast::Function &function = *fn_->function;
+  std::vector<std::string> out;
   for (size_t i = 0; i < function.params.size() && i < fn_->params.size(); ++i) {
     if (fn_->params[i] != tensor)
       continue;
     const ast::Expr *annotation = function.params[i].annotation.get();
     if (!annotation || annotation->kind != ast::ExprKind::Call || annotation->arg_count() < 1)
-      return "";
+      return out;
     const ast::Expr &shape = annotation->arg(0);
-    const ast::Expr &last = shape.kind == ast::ExprKind::Tuple && !shape.operands.empty()
-                                ? *shape.operands.back()
-                                : shape;
-    return paren(expr(last, sema::ScalarKind::I64));
+    if (shape.kind != ast::ExprKind::Tuple) {
+      out.push_back(paren(expr(shape, sema::ScalarKind::I64)));
+      return out;
+    }
+    for (const auto &d : shape.operands)
+      out.push_back(paren(expr(*d, sema::ScalarKind::I64)));
+    return out;
   }
-  return "";
+  return out;
 }
 
-// tma_load(dst, src, bar): cp.async.bulk.tensor.2d on a tensor map of src's
-// tensor seen as 2-D (its leading dimensions flattened into rows), with the
-// box of src and the swizzle of dst's buffer (the checker proved the layouts
-// are ones a map describes). The box's coordinates come from src's offset.
+// The box coordinates of a TMA copy whose first element is `first` (an
+// element index of the tensor): innermost first. A tensor of two dimensions
+// has a 2-D map; one of more has a 3-D map (columns, rows of one page of its
+// second-last extent, pages), so a box never runs into the next page: rows
+// past a page's end are zeros to a load and clipped from a store.
+std::optional<Lowerer::TmaCoords> Lowerer::tma_coords(const sema::Symbol *tensor,
+                                                      const std::string &first, const Range &at,
+                                                      const char *what) {
+  const std::vector<std::string> dims = extents(tensor);
+  if (dims.size() < 2) {
+    error(at, std::string(what) + ": the shape of " + tensor->name + " is not known");
+    return std::nullopt;
+  }
+  const std::string &cols = dims.back();
+  TmaCoords c;
+  c.rank = dims.size() == 2 ? 2 : 3;
+  c.values.push_back("static_cast<int32_t>(" + first + " % " + cols + ")");
+  if (c.rank == 2) {
+    c.values.push_back("static_cast<int32_t>(" + first + " / " + cols + ")");
+  } else {
+    const std::string &page = dims[dims.size() - 2];
+    c.values.push_back("static_cast<int32_t>(" + first + " / " + cols + " % " + page + ")");
+    c.values.push_back("static_cast<int32_t>(" + first + " / " + cols + " / " + page + ")");
+  }
+  return c;
+}
+
+// tma_load(dst, src, bar): cp.async.bulk.tensor on a tensor map of src's
+// tensor (tma_coords), with the box of src and the swizzle of dst's buffer
+// (the checker proved the layouts are ones a map describes). The box's
+// coordinates come from src's offset.
 void Lowerer::tma_load(const ast::Expr &call) {
   auto dst = arg_view(call, 0, "dst");
   auto src = arg_view(call, 1, "src");
@@ -1450,24 +1494,27 @@ void Lowerer::tma_load(const ast::Expr &call) {
     error(call.range, "tma_load needs a (rows, cols) tile of constant shape of a tensor parameter");
     return;
   }
-  const std::string extent = last_extent(sb.param);
-  if (extent.empty()) {
-    error(call.range, "tma_load: the shape of " + sb.param->name + " is not known");
+  const auto coords = tma_coords(sb.param, "argus_first", call.range, "tma_load");
+  if (!coords)
     return;
-  }
   const TensorMap &map = tensor_map(sb.param, src->shape[0].constant(), src->shape[1].constant(),
                                     db.swizzle ? 16 << db.swizzle->bits : 0);
   mark_written(*dst);
   const std::string element = "(" + cpp(src->offset) + ") / " + std::to_string(bytes_of(sb.dtype));
+  const size_t n = coords->values.size();
+  std::string braces, operands;
+  for (size_t i = 0; i < n; ++i) {
+    braces += (i ? ", %" : "%") + std::to_string(2 + i);
+    operands += ", \"r\"(" + coords->values[i] + ")";
+  }
   line("{");
   line("  const int64_t argus_first = " + element + ";");
-  line("  asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
-       "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\\n\"");
+  line("  asm volatile(\"cp.async.bulk.tensor." + std::to_string(coords->rank) +
+       "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {" + braces +
+       "}], [%" + std::to_string(2 + n) + "];\\n\"");
   line("               :: \"r\"(argus_smem_addr(" + address_of(*dst) +
-       ")), \"l\"(reinterpret_cast<uint64_t>(&" + map.name +
-       ")), \"r\"(static_cast<int32_t>(argus_first % " + extent +
-       ")), \"r\"(static_cast<int32_t>(argus_first / " + extent + ")), \"r\"(argus_smem_addr(" +
-       address_of(*bar) + "))");
+       ")), \"l\"(reinterpret_cast<uint64_t>(&" + map.name + "))" + operands +
+       ", \"r\"(argus_smem_addr(" + address_of(*bar) + "))");
   line("               : \"memory\");");
   line("}");
 }
@@ -1489,8 +1536,8 @@ const Lowerer::TensorMap &Lowerer::tensor_map(const sema::Symbol *tensor, int64_
   return tensor_maps_.back();
 }
 
-// tma_store(dst, src): cp.async.bulk.tensor.2d from shared memory to the box
-// dst on a tensor map of dst's tensor (the swizzle of src's buffer), then a
+// tma_store(dst, src): cp.async.bulk.tensor from shared memory to the box
+// dst on a tensor map of dst's tensor (tma_coords; the swizzle of src's buffer), then a
 // bulk commit group, which tma_store_wait counts.
 void Lowerer::tma_store(const ast::Expr &call) {
   auto dst = arg_view(call, 0, "dst");
@@ -1505,23 +1552,26 @@ void Lowerer::tma_store(const ast::Expr &call) {
           "tma_store needs a (rows, cols) tile of constant shape of a tensor parameter");
     return;
   }
-  const std::string extent = last_extent(gb.param);
-  if (extent.empty()) {
-    error(call.range, "tma_store: the shape of " + gb.param->name + " is not known");
+  const auto coords = tma_coords(gb.param, "argus_first", call.range, "tma_store");
+  if (!coords)
     return;
-  }
   const TensorMap &map = tensor_map(gb.param, dst->shape[0].constant(), dst->shape[1].constant(),
                                     sb.swizzle ? 16 << sb.swizzle->bits : 0);
   mark_written(*dst);
   const std::string element = "(" + cpp(dst->offset) + ") / " + std::to_string(bytes_of(gb.dtype));
+  const size_t n = coords->values.size();
+  std::string braces, operands;
+  for (size_t i = 0; i < n; ++i) {
+    braces += (i ? ", %" : "%") + std::to_string(1 + i);
+    operands += ", \"r\"(" + coords->values[i] + ")";
+  }
   line("{");
   line("  const int64_t argus_first = " + element + ";");
-  line("  asm volatile(\"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], "
-       "[%3];\\n\"");
-  line("               :: \"l\"(reinterpret_cast<uint64_t>(&" + map.name +
-       ")), \"r\"(static_cast<int32_t>(argus_first % " + extent +
-       ")), \"r\"(static_cast<int32_t>(argus_first / " + extent + ")), \"r\"(argus_smem_addr(" +
-       address_of(*src) + "))");
+  line("  asm volatile(\"cp.async.bulk.tensor." + std::to_string(coords->rank) +
+       "d.global.shared::cta.bulk_group [%0, {" + braces + "}], [%" + std::to_string(1 + n) +
+       "];\\n\"");
+  line("               :: \"l\"(reinterpret_cast<uint64_t>(&" + map.name + "))" + operands +
+       ", \"r\"(argus_smem_addr(" + address_of(*src) + "))");
   line("               : \"memory\");");
   line("  asm volatile(\"cp.async.bulk.commit_group;\\n\" ::: \"memory\");");
   line("}");

@@ -156,6 +156,18 @@ Agents::Wake Agents::block(std::vector<Await> awaits, const Mask &waiting, const
   return a.wake;
 }
 
+void Agents::yield_after_release() {
+  const int id = running_;
+  bool other = false;
+  for (size_t i = 0; i < agents_.size() && !other; ++i)
+    other = static_cast<int>(i) != id && agents_[i] && agents_[i]->state == State::Waiting &&
+            can_go_on(*agents_[i]);
+  if (!other)
+    return;
+  agents_[static_cast<size_t>(id)]->state = State::Ready;
+  switch_from(id);
+}
+
 void Agents::switch_from(int id) {
   Agent &a = *agents_[static_cast<size_t>(id)];
   const bool done = a.state == State::Done;

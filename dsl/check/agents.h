@@ -60,6 +60,13 @@ public:
   // deadlock, `others` gets the other agents' waits.
   Wake block(std::vector<Await> awaits, const Mask &waiting, const std::string &what,
              const Range &at, std::vector<OtherWait> &others);
+  // The running agent released something (an mbarrier phase completed by
+  // its arrivals): if another agent can now go on, it runs first, until it
+  // blocks, before this one continues. A release is where a role promises it
+  // is done with what the barrier guards; letting the waiters act at once is
+  // the legal interleaving that exposes an early release (a stage freed
+  // while this role's wgmma still reads it).
+  void yield_after_release();
   // Only the block's own agent is left (the Machine then drops this).
   bool only_root() const;
 

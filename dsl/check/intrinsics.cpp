@@ -404,7 +404,9 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         // The element the hardware reads, or a zero past the tensor's extents.
         const int64_t row = box->row0[static_cast<size_t>(lane)] + e / box->box_cols;
         const int64_t col = box->col0[static_cast<size_t>(lane)] + e % box->box_cols;
-        if (row < 0 || col < 0 || row >= box->rows || col >= box->cols) {
+        const int64_t row0 = box->row0[static_cast<size_t>(lane)];
+        if (row < 0 || col < 0 || row >= box->rows || col >= box->cols ||
+            row / box->page_rows != row0 / box->page_rows) {
           t.zero = true;
         } else if (!read_element(flat, lane, row * box->cols + col, call.range, t, value)) {
           continue;

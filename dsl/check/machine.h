@@ -267,7 +267,9 @@ struct WgmmaGroup {
 // of `cols` elements), the box's first element at (row0, col0) per lane;
 // elements past either extent are not read and land as zeros.
 struct TmaBox {
-  int64_t rows = 0, cols = 0, box_cols = 1;
+  // The tensor as rows of its last extent, in pages of `page_rows` (its
+  // second-last extent): a box never reads across a page (the map is 3-D).
+  int64_t rows = 0, cols = 0, box_cols = 1, page_rows = 1;
   std::vector<int64_t> row0, col0; // per lane
 };
 
@@ -734,6 +736,7 @@ public:
   static Where at_lane(int64_t lane, const Range &range); // a violation's thread and range
   bool whole_warpgroups(const Mask &m, const ast::Expr &call, const std::string &what);
   std::optional<std::string> wgmma_layout_error(const View &v, int64_t lane) const;
+  std::optional<std::string> wgmma_mn_layout_error(const View &v, int64_t lane) const;
   void wgmma(BuiltinId id, const ast::Expr &call, const Mask &m);
   void wgmma_fence(const ast::Expr &call, const Mask &m);
   void wgmma_commit(const ast::Expr &call, const Mask &m);

@@ -98,6 +98,7 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
     // Each arriving warp passes a barrier of its own (its later accesses are
     // not ordered before the waiters), then its clock joins the phase's.
     std::vector<uint8_t> bumped(static_cast<size_t>(warps_), 0);
+    bool released = false;
     for (const auto &[lane, bar] : lanes) {
       const int64_t warp = warp_of(lane);
       if (!bumped[static_cast<size_t>(warp)]) {
@@ -119,8 +120,14 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
         continue;
       }
       bar->pending -= 1;
+      const int64_t before = bar->phase;
       complete_phase_if_done(*bar);
+      released |= bar->phase != before;
     }
+    // A plain arrive that completed a phase releases what the barrier
+    // guards: the roles waiting for it run now (Agents::yield_after_release).
+    if (released && id == BuiltinId::NvvmMbarrierArrive && agents_)
+      agents_->yield_after_release();
     return;
   }
 
@@ -463,8 +470,10 @@ void Machine::cp_async_bulk(const Expr &call, const Mask &m, bool tensor) {
   std::vector<size_t> before(static_cast<size_t>(lanes_));
   for (int64_t lane = 0; lane < lanes_; ++lane)
     before[static_cast<size_t>(lane)] = open_group_[static_cast<size_t>(lane)].size();
-  // A TMA box reads the tensor as 2-D rows of its last extent, from the
-  // box's first element; what lies past the extents lands as zeros.
+  // A TMA box reads the tensor as rows of its last extent, from the box's
+  // first element, within one page of its second-last extent (the map of a
+  // tensor of three or more dimensions is 3-D); what lies past the extents
+  // lands as zeros.
   std::optional<TmaBox> box;
   if (tensor) {
     const Buffer &sb = buffers_[static_cast<size_t>(sv.buffer)];
@@ -473,6 +482,7 @@ void Machine::cp_async_bulk(const Expr &call, const Mask &m, bool tensor) {
     box->rows = 1;
     for (size_t k = 0; k + 1 < sb.shape.size(); ++k)
       box->rows *= sb.shape[k];
+    box->page_rows = sb.shape[sb.shape.size() - 2];
     box->box_cols = sv.shape.size() == 2 ? sv.shape[1] : 1;
     box->row0.assign(static_cast<size_t>(lanes_), 0);
     box->col0.assign(static_cast<size_t>(lanes_), 0);

@@ -84,7 +84,8 @@ std::string Machine::tag_text(const Tag &t) const {
     first = false;
   }
   if (t.zero && first)
-    return "{} (zeros: a predicated copy with valid=False or a buffer load past the tensor)";
+    return "{} (zeros: a predicated copy with valid=False, a buffer load or a TMA box past the "
+           "tensor)";
   return s + "}";
 }
 

@@ -46,12 +46,14 @@ void Machine::tma_store(const Expr &call, const Mask &m) {
       return; // the store is not modelled: what it writes is unknown
     }
   }
-  // The box on the tensor seen as rows of its last extent.
+  // The box on the tensor seen as rows of its last extent, within one page
+  // of its second-last extent (the map of three or more dimensions is 3-D).
   const Buffer &db = buffers_[static_cast<size_t>(d.buffer)];
   int64_t rows = 1;
   for (size_t k = 0; k + 1 < db.shape.size(); ++k)
     rows *= db.shape[k];
   const int64_t cols = db.shape.back(), box_rows = d.shape[0], box_cols = d.shape[1];
+  const int64_t page_rows = db.shape[db.shape.size() - 2];
   const int64_t eb = dtype_bytes(d.dtype);
   View flat = d; // the whole tensor as one row-major list of elements
   flat.shape = {rows * cols};
@@ -79,7 +81,7 @@ void Machine::tma_store(const Expr &call, const Mask &m) {
         reading.emplace_back(sv.buffer, cell_index);
       }
       const int64_t row = row0 + e / box_cols, col = col0 + e % box_cols;
-      if (row < rows && col < cols)
+      if (row < rows && col < cols && row / page_rows == row0 / page_rows)
         write_element(flat, lane, row * cols + col, call.range, &t, value);
     }
     tma_stores_[static_cast<size_t>(lane)].push_back(std::move(reading));

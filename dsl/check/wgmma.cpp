@@ -107,6 +107,46 @@ std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t la
   return std::nullopt;
 }
 
+// The MN-major form (b_major="mn", 16-bit types): a (16, N) tile, k rows of
+// N contiguous elements, one swizzle atom wide (N x element bytes at most the
+// span): element (k, n) at base + k * span + n * element bytes before the
+// swizzle, base on an atom (8 rows of the span), so the descriptor's 8-row
+// stride is 8 spans and no second atom along N needs a leading offset.
+std::optional<std::string> Machine::wgmma_mn_layout_error(const View &v, int64_t lane) const {
+  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
+  if (b.space != MemorySpace::Shared)
+    return "it is not in shared memory";
+  if (!b.swizzle || b.swizzle->base != 4 || b.swizzle->shift != 3 || b.swizzle->bits < 1 ||
+      b.swizzle->bits > 3)
+    return "its buffer " + b.name +
+           " has no 32, 64 or 128-byte swizzle (Swizzle(1, 4, 3), Swizzle(2, 4, 3) or "
+           "Swizzle(3, 4, 3) on a layout whose rows are 32, 64 or 128 bytes): the matrix "
+           "descriptor has no other MN-major form for it";
+  const int64_t span = int64_t{16} << b.swizzle->bits;
+  const int64_t eb = dtype_bytes(v.dtype);
+  if (v.shape.size() != 2 || v.shape[0] != 16)
+    return "it is not a (16, N) tile";
+  const int64_t n_count = v.shape[1];
+  if (n_count * eb > span)
+    return "its rows of " + std::to_string(n_count) + " elements are wider than the " +
+           std::to_string(span) + "-byte swizzle atom (split N into wgmma of " +
+           std::to_string(span / eb) + " columns)";
+  const int64_t base = element_byte_offset(v, lane, 0);
+  if (base % (8 * span) != 0)
+    return "its first element is not on a swizzle atom (8 rows of " + std::to_string(span) +
+           " bytes; byte offset " + std::to_string(base) + ")";
+  for (int64_t k = 0; k < 16; ++k)
+    for (int64_t n = 0; n < n_count; ++n) {
+      const int64_t at = element_byte_offset(v, lane, k * n_count + n);
+      const int64_t want = base + k * span + n * eb;
+      if (at != want)
+        return "element (" + std::to_string(k) + ", " + std::to_string(n) + ") is at byte " +
+               std::to_string(at) + ", not " + std::to_string(want) + ": k rows must be " +
+               std::to_string(span) + " bytes apart (the swizzle's span) with N contiguous";
+    }
+  return std::nullopt;
+}
+
 void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
   const Expr *acc_arg = arg_of(call, 0, "acc");
   const Expr *a_arg = arg_of(call, 1, "a");
@@ -125,7 +165,10 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
   const View &acc = *acc_place.view;
   const View &a = *a_place.view;
   const View &b = *b_place.view;
-  const int N = b.shape.size() == 2 ? static_cast<int>(b.shape[0]) : 0;
+  const Expr *major_arg = arg_of(call, 3, "b_major");
+  const bool b_mn =
+      major_arg && major_arg->kind == ast::ExprKind::String && major_arg->name == "mn";
+  const int N = b.shape.size() == 2 ? static_cast<int>(b.shape[b_mn ? 1 : 0]) : 0;
   Buffer &acc_buffer = buffers_[static_cast<size_t>(acc.buffer)];
   if (N < 8 || acc.elements() != N / 2 || acc_buffer.space != MemorySpace::Local ||
       !local_fast_path(acc)) {
@@ -173,6 +216,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
     bool bad_layout = false;
     for (const auto &[tile, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}})
       if (auto why = bad_layout || (tile == &a && a_in_registers) ? std::nullopt
+                     : tile == &b && b_mn                         ? wgmma_mn_layout_error(*tile, w0)
                                                                   : wgmma_layout_error(*tile, w0)) {
         bad_layout = true;
         if (should_report("operand-layout", call.range)) {
@@ -217,12 +261,14 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
     // The tiles' elements: tags read (logged as reads of this interval) and
     // kept in flight until the group's wgmma_wait_group.
     std::vector<Tag> at(static_cast<size_t>(M * K)), bt(static_cast<size_t>(N * K));
-    auto read_tile = [&](const View &tile, int rows, std::vector<Tag> &tags) {
+    // tags[r + rows * k] of row r, k; an MN-major tile holds (k, r) at k * rows + r.
+    auto read_tile = [&](const View &tile, int rows, std::vector<Tag> &tags, bool mn = false) {
       for (int r = 0; r < rows; ++r)
         for (int k = 0; k < K; ++k) {
           Tag t;
           int64_t value = 0, cell_index = -1;
-          if (!read_element(tile, w0, r * K + k, call.range, t, value, &cell_index))
+          if (!read_element(tile, w0, mn ? k * rows + r : r * K + k, call.range, t, value,
+                            &cell_index))
             continue;
           tags[static_cast<size_t>(r + rows * k)] = t;
           if (cell_index >= 0) {
@@ -259,7 +305,7 @@ void Machine::wgmma(BuiltinId id, const Expr &call, const Mask &m) {
     } else {
       read_tile(a, M, at);
     }
-    read_tile(b, N, bt);
+    read_tile(b, N, bt, b_mn);
     std::vector<Tag> row, col;
     operand_contract(
         inst, call, M, N, K, at, bt,

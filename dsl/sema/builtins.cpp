@@ -566,13 +566,30 @@ Type wgmma_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
     analyzer.error(codes::kArgumentType, a->range,
                    "wgmma's a must be a (64, " + ks + ") shared-memory tile (64 rows of " + ks +
                        " k), got " + args.types[1].str());
+  // b_major="mn": b is given as (k, N), N contiguous (the transpose bit of
+  // the 16-bit forms), e.g. V stored keys x head dimension for O += P V.
+  const Expr *major = args.args.size() > 3 ? args.args[3] : nullptr;
+  const bool mn_major = major && major->kind == ast::ExprKind::String && major->name == "mn";
+  if (major && !mn_major && !(major->kind == ast::ExprKind::String && major->name == "k" && !fp8))
+    analyzer.error(codes::kArgumentType, major->range,
+                   fp8 ? std::string("the fp8 wgmma forms read b K-major only; drop b_major")
+                       : std::string("b_major is \"k\" (b given as (N, 16), k contiguous; the "
+                                     "default) or \"mn\" (b given as (16, N), N contiguous)"));
+  const size_t n_dim = mn_major ? 1 : 0, k_dim = mn_major ? 0 : 1;
   std::optional<int64_t> n;
-  if (bd.size() == 2 && bd[1] == k && bd[0] && *bd[0] >= 8 && *bd[0] <= 256 && *bd[0] % 8 == 0)
-    n = *bd[0];
+  if (bd.size() == 2 && bd[k_dim] == k && bd[n_dim] && *bd[n_dim] >= 8 && *bd[n_dim] <= 256 &&
+      *bd[n_dim] % 8 == 0)
+    n = *bd[n_dim];
   else if (b)
-    analyzer.error(codes::kArgumentType, b->range,
-                   "wgmma's b must be an (N, " + ks + ") shared-memory tile (N rows of " + ks +
-                       " k, N a multiple of 8 from 8 to 256), got " + args.types[2].str());
+    analyzer.error(
+        codes::kArgumentType, b->range,
+        mn_major
+            ? "wgmma's b with b_major=\"mn\" must be a (" + ks + ", N) shared-memory tile (" + ks +
+                  " rows of k, N contiguous, N a multiple of 8 from 8 to 256), "
+                  "got " +
+                  args.types[2].str()
+            : "wgmma's b must be an (N, " + ks + ") shared-memory tile (N rows of " + ks +
+                  " k, N a multiple of 8 from 8 to 256), got " + args.types[2].str());
   if (n && acc && args.types[0].tensor) {
     const auto count = args.types[0].tensor->element_count();
     if (count != *n / 2)
@@ -967,13 +984,16 @@ std::vector<BuiltinSpec> make_table() {
                  bf16 ? "wgmma_m64k16_bf16_f32" : "wgmma_m64k16_f16_f32",
                  {{"acc", K::Tensor, false, fragment(ScalarKind::F32, 0)},
                   {"a", K::Tensor, false, TensorReq{std::nullopt, input, 0, 0, false}},
-                  {"b", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}}},
+                  {"b", K::Tensor, false, TensorReq{MemorySpace::Shared, input, 0, 0, false}},
+                  {"b_major", K::String, true}},
                  false,
                  bf16 ? "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16: acc += a·bᵀ for the "
                         "warpgroup (128 threads), a (64, 16) shared tile or a register fragment "
                         "of 8 per thread, and b (N, 16) shared tile in a "
-                        "32/64/128-byte swizzled K-major layout, N from b. Asynchronous: "
-                        "complete after wgmma_commit_group and wgmma_wait_group."
+                        "32/64/128-byte swizzled K-major layout, N from b; with b_major=\"mn\" "
+                        "b is a (16, N) tile with N contiguous (MN-major: V stored keys x "
+                        "values). Asynchronous: complete after wgmma_commit_group and "
+                        "wgmma_wait_group."
                       : "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16: as the bf16 form.",
                  wgmma_result});
   }

@@ -169,8 +169,8 @@ TEST(TmaStore, LowersToBulkGroupsOnTensorMapsAndCompiles) {
   EXPECT_NE(lowered.source.find("cp.async.bulk.commit_group;"), std::string::npos);
   EXPECT_NE(lowered.source.find("cp.async.bulk.wait_group.read 0;"), std::string::npos);
   // Y: 64 x 64 boxes of f32, unswizzled.
-  EXPECT_NE(lowered.source.find("argus_tensor_map_2d(&argus_tmap_0, 4, (void *)Y, cols, rows, 64, "
-                                "64, 0);"),
+  EXPECT_NE(lowered.source.find("argus_tensor_map(&argus_tmap_0, 4, (void *)Y, 2, cols, page_rows, "
+                                "pages, 64, 64, 0);"),
             std::string::npos);
   const auto nvcc = find_nvcc();
   if (!nvcc)

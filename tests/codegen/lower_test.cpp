@@ -359,14 +359,14 @@ TEST(Lower, WgmmaWithDescriptorsFromTheTiles) {
   EXPECT_CONTAINS(device, "\"+f\"(acc[63])");
   EXPECT_CONTAINS(device,
                   "argus_wgmma_desc(argus_smem_addr(reinterpret_cast<unsigned char *>(a_smem) + ");
-  EXPECT_CONTAINS(device, "), 1024, 1);");
+  EXPECT_CONTAINS(device, "), 16, 1024, 1);");
   EXPECT_CONTAINS(device, "wgmma.fence.sync.aligned;");
   EXPECT_CONTAINS(device, "wgmma.commit_group.sync.aligned;");
   EXPECT_CONTAINS(device, "wgmma.wait_group.sync.aligned 1;");
   EXPECT_CONTAINS(device, "wgmma.wait_group.sync.aligned 0;");
   EXPECT_CONTAINS(device, "fence.proxy.async.shared::cta;");
   EXPECT_CONTAINS(device, "extern __shared__ __align__(1024) unsigned char argus_dynamic_smem[];");
-  EXPECT_CONTAINS(r.source, "argus_wgmma_desc(uint32_t address, uint32_t stride_bytes");
+  EXPECT_CONTAINS(r.source, "argus_wgmma_desc(uint32_t address, uint32_t leading_bytes");
   // The accumulators are fenced as registers before each wgmma.fence and after
   // each wait, so no plain move of them crosses a wait (else ptxas serializes
   // every wgmma: C7514).
@@ -405,12 +405,13 @@ TEST(Lower, TmaLoadsThroughTensorMapsTheLauncherBuilds) {
                           "\"r\"(static_cast<int32_t>(argus_first / K))");
   EXPECT_CONTAINS(r.source, "cudaGetDriverEntryPointByVersion(\"cuTensorMapEncodeTiled\"");
   // A: 128 x 64 boxes of bf16 into the 128-byte swizzle; both maps are passed.
-  EXPECT_CONTAINS(r.source, "argus_tensor_map_2d(&argus_tmap_0, 2, (void *)A, cols, rows, 64, "
-                            "128, 128);");
+  EXPECT_CONTAINS(r.source, "argus_tensor_map(&argus_tmap_0, 2, (void *)A, 2, cols, page_rows, "
+                            "pages, 64, 128, 128);");
   EXPECT_CONTAINS(r.source, "(A, B, C, M, N, K, argus_tmap_0, argus_tmap_1);");
   EXPECT_CONTAINS(r.source, "is accessed by TMA: its address must be 16-byte aligned");
   // A box at any row (subview, an MoE expert's first row) and a box of one
-  // expert's weights (rows of E x N): coordinates from each view's offset.
+  // expert's weights (a 3-D map: pages of N rows, one per expert):
+  // coordinates from each view's offset.
   const LowerResult moe = lower(test::check_file(std::string(ARGUS_SOURCE_DIR) +
                                                  "/examples/moe_grouped_gemm_wgmma_sm90.argus"),
                                 GpuTarget::Sm90);
@@ -418,17 +419,44 @@ TEST(Lower, TmaLoadsThroughTensorMapsTheLauncherBuilds) {
   EXPECT_CONTAINS(moe.source, "const int64_t argus_first = (2 * K * m0 + 128 * kt) / 2;");
   EXPECT_CONTAINS(moe.source,
                   "const int64_t argus_first = (2 * K * N * e + 512 * K * tile_n + 128 * kt) / 2;");
-  EXPECT_CONTAINS(moe.source,
-                  "argus_tensor_map_2d(&argus_tmap_0, 2, (void *)X, cols, rows, 64, 128, 128);");
-  EXPECT_CONTAINS(moe.source,
-                  "argus_tensor_map_2d(&argus_tmap_1, 2, (void *)W, cols, rows, 64, 256, 128);");
+  EXPECT_CONTAINS(moe.source, "argus_tensor_map(&argus_tmap_0, 2, (void *)X, 2, cols, page_rows, "
+                              "pages, 64, 128, 128);");
+  EXPECT_CONTAINS(moe.source, "argus_tensor_map(&argus_tmap_1, 2, (void *)W, 3, cols, page_rows, "
+                              "pages, 64, 256, 128);");
+  EXPECT_CONTAINS(moe.source, "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::"
+                              "complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];");
+  EXPECT_CONTAINS(moe.source, "\"r\"(static_cast<int32_t>(argus_first / K % N)), "
+                              "\"r\"(static_cast<int32_t>(argus_first / K / N)), ");
   // A kernel without tma_load gets neither the helper nor map parameters.
   const LowerResult plain =
       lower(test::check_file(std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_wgmma_sm90.argus"),
             GpuTarget::Sm90);
   ASSERT_TRUE(plain.ok);
-  EXPECT_EQ(plain.source.find("argus_tensor_map_2d"), std::string::npos);
+  EXPECT_EQ(plain.source.find("argus_tensor_map("), std::string::npos);
   EXPECT_EQ(plain.source.find("CUtensorMap argus_tmap"), std::string::npos);
+}
+
+// wgmma with b MN-major (b_major="mn", V as TMA wrote it in the FA3-style
+// attention): the transpose immediate of b is 1 and b's descriptor has both
+// offsets at the atom's 8-row stride; Q and K stay K-major (0, 0).
+TEST(Lower, WgmmaMnMajorBSetsTheTransposeBit) {
+  const LowerResult r = lower(
+      test::check_file(std::string(ARGUS_SOURCE_DIR) + "/examples/flash_attn_fwd_ws_sm90.argus"),
+      GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok) << r.source;
+  const std::string device = device_part(r.source);
+  // O += P V: m64n64k16, a in four registers, the b descriptor, trans-b 1.
+  EXPECT_CONTAINS(device, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, ");
+  EXPECT_CONTAINS(device, "%31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;");
+  EXPECT_CONTAINS(device, "argus_wgmma_desc(argus_smem_addr(reinterpret_cast<unsigned char *>"
+                          "(v_smem) + ");
+  EXPECT_CONTAINS(device, "), 1024, 1024, 1);");
+  // S = Q K^T: m64n128k16, both from shared memory, K-major.
+  EXPECT_CONTAINS(device, "%63}, %64, %65, p, 1, 1, 0, 0;");
+  // Q, K and V of (B, H, S, D) are 3-D maps: rows of one head never run into
+  // the next head's.
+  EXPECT_CONTAINS(r.source, "argus_tensor_map(&argus_tmap_0, 2, (void *)Q, 3, cols, page_rows, "
+                            "pages, 64, 128, 128);");
 }
 
 // setmaxnreg: the PTX instruction with its constant count.

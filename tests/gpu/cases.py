@@ -160,6 +160,21 @@ CASES = [
     ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=1,H=3,S=65,causal=0", "ok"),
     ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=1,H=2,S=200,causal=1", "ok"),
     ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma", "B=1,H=1,S=0,causal=0", "refuse"),
+    # flash_attn_fwd_ws_sm90: FA3-style (producer + 2 consumers, TMA K/V, MN-major V)
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=4,H=32,S=4096,causal=0", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=4,H=32,S=4096,causal=1", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=2,H=8,S=1000,causal=1", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=2,H=8,S=1000,causal=0", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=1,H=3,S=65,causal=0", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=1,H=2,S=200,causal=1", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=1,H=1,S=1,causal=1", "ok"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws", "B=1,H=1,S=0,causal=0", "refuse"),
+    # bench/variants/flash_attn_ws_d64.argus (prepare.sh compiles the variants as v_NAME):
+    # the FA3-style kernel at D = 64
+    ("v_flash_attn_ws_d64", "flash_attn_fwd_ws", "B=4,H=32,S=4096,causal=0", "ok"),
+    ("v_flash_attn_ws_d64", "flash_attn_fwd_ws", "B=4,H=32,S=4096,causal=1", "ok"),
+    ("v_flash_attn_ws_d64", "flash_attn_fwd_ws", "B=2,H=8,S=1000,causal=1", "ok"),
+    ("v_flash_attn_ws_d64", "flash_attn_fwd_ws", "B=1,H=3,S=65,causal=0", "ok"),
     # the runner's own test artifact
     ("tiny", "matmul_naive", gemm(256, 256, 256), "ok"),
     ("tiny", "matmul_naive", gemm(48, 100, 37), "ok"),
@@ -193,4 +208,8 @@ LIBRARY = {
         lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=128"),
     ("flash_attn_fwd_wgmma_sm90", "flash_attn_fwd_wgmma"):
         lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=128"),
+    ("flash_attn_fwd_ws_sm90", "flash_attn_fwd_ws"):
+        lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=128"),
+    ("v_flash_attn_ws_d64", "flash_attn_fwd_ws"):
+        lambda sizes: ("attention_causal" if "causal=1" in sizes else "attention", "D=64"),
 }

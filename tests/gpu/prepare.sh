@@ -29,6 +29,18 @@ for f in examples/*.argus; do
     status=1
   fi
 done
+# The tuning variants (bench/variants/README.md) as v_NAME: tests/gpu/cases.py
+# runs those it names (the FA3-style kernel at D = 64).
+for f in bench/variants/*.argus; do
+  name=v_$(basename "$f" .argus)
+  rm -rf "${out:?}/$name"
+  if "$argus" compile "$f" --target sm90 -o "$out/$name"; then
+    echo "prepare.sh: $f -> $out/$name"
+  else
+    echo "prepare.sh: argus compile failed for $f" >&2
+    status=1
+  fi
+done
 # A portable argus for `argus bench` and `argus agent` on the GPU host, which
 # has none of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PWD/codegen/runner:$PATH \
 #   LD_LIBRARY_PATH=$PWD/tests/gpu/bin/lib tests/gpu/bin/argus bench examples/gemm_mma_sm90.argus",
