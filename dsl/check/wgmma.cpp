@@ -95,15 +95,20 @@ std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t la
   if (base % row_bytes + 32 > row_bytes)
     return "its " + std::to_string(k_count) + " k of a row cross the " + std::to_string(row_bytes) +
            "-byte row";
-  for (int64_t r = 0; r < v.shape[0]; ++r)
-    for (int64_t k = 0; k < k_count; ++k) {
-      const int64_t at = element_byte_offset(v, lane, r * k_count + k);
-      const int64_t want = base + r * row_bytes + k * eb;
-      if (at != want)
-        return "element (" + std::to_string(r) + ", " + std::to_string(k) + ") is at byte " +
-               std::to_string(at) + ", not " + std::to_string(want) + ": rows must be " +
-               std::to_string(row_bytes) + " bytes apart (the swizzle's span) with k contiguous";
-    }
+  // A view is affine (element_byte_offset): every element is where the form
+  // puts it exactly when k is contiguous and rows are the span apart, and
+  // the first element that is not is (0, 1) or else (1, 0), in row-major order.
+  const auto misplaced = [&](int64_t r, int64_t k) {
+    const int64_t at = element_byte_offset(v, lane, r * k_count + k);
+    const int64_t want = base + r * row_bytes + k * eb;
+    return "element (" + std::to_string(r) + ", " + std::to_string(k) + ") is at byte " +
+           std::to_string(at) + ", not " + std::to_string(want) + ": rows must be " +
+           std::to_string(row_bytes) + " bytes apart (the swizzle's span) with k contiguous";
+  };
+  if (v.strides[1] != 1)
+    return misplaced(0, 1);
+  if (v.shape[0] > 1 && v.strides[0] * eb != row_bytes)
+    return misplaced(1, 0);
   return std::nullopt;
 }
 
@@ -135,15 +140,19 @@ std::optional<std::string> Machine::wgmma_mn_layout_error(const View &v, int64_t
   if (base % (8 * span) != 0)
     return "its first element is not on a swizzle atom (8 rows of " + std::to_string(span) +
            " bytes; byte offset " + std::to_string(base) + ")";
-  for (int64_t k = 0; k < 16; ++k)
-    for (int64_t n = 0; n < n_count; ++n) {
-      const int64_t at = element_byte_offset(v, lane, k * n_count + n);
-      const int64_t want = base + k * span + n * eb;
-      if (at != want)
-        return "element (" + std::to_string(k) + ", " + std::to_string(n) + ") is at byte " +
-               std::to_string(at) + ", not " + std::to_string(want) + ": k rows must be " +
-               std::to_string(span) + " bytes apart (the swizzle's span) with N contiguous";
-    }
+  // Affine, as in wgmma_layout_error: (0, 1) or else (1, 0) is the first
+  // element out of place, if any is.
+  const auto misplaced = [&](int64_t k, int64_t n) {
+    const int64_t at = element_byte_offset(v, lane, k * n_count + n);
+    const int64_t want = base + k * span + n * eb;
+    return "element (" + std::to_string(k) + ", " + std::to_string(n) + ") is at byte " +
+           std::to_string(at) + ", not " + std::to_string(want) + ": k rows must be " +
+           std::to_string(span) + " bytes apart (the swizzle's span) with N contiguous";
+  };
+  if (n_count > 1 && v.strides[1] != 1)
+    return misplaced(0, 1);
+  if (v.strides[0] * eb != span)
+    return misplaced(1, 0);
   return std::nullopt;
 }
 
