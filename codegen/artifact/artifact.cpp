@@ -88,6 +88,8 @@ nlohmann::json meta_json(const LowerResult &lowered, GpuTarget target, const Art
         j["shape"] = p.shape;
         j["strides"] = p.strides;
         j["output"] = p.output;
+      } else if (p.default_num_sms) {
+        j["default"] = "num_sms()";
       }
       params.push_back(j);
     }

@@ -473,12 +473,13 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
     const std::string kind = tensor                                  ? "ARGUS_ARG_TENSOR"
                              : sema::is_float(p.symbol->type.scalar) ? "ARGUS_ARG_FLOAT"
                                                                      : "ARGUS_ARG_INT";
-    // {name, kind, dtype, is_output, rank}
+    const bool sm_count = !tensor && sema::defaults_to_num_sms(*info.function, p.symbol->name);
+    // {name, kind, dtype, is_output, rank, default_num_sms}
     describe << "    {" << c_string(p.symbol->name) << ", " << kind << ", " << c_string(dtype)
-             << ", " << (output ? 1 : 0) << ", " << rank << "},\n";
+             << ", " << (output ? 1 : 0) << ", " << rank << ", " << (sm_count ? 1 : 0) << "},\n";
   }
   if (params.empty())
-    describe << "    {NULL, 0, NULL, 0, 0},\n";
+    describe << "    {NULL, 0, NULL, 0, 0, 0},\n";
   describe << "};\n";
   // Shapes from the values of the scalar parameters (scalars[i]: the i-th one).
   describe << "static int argus_shape_" << kname

@@ -653,6 +653,8 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
         pm.output = b.written;
       } else {
         pm.dtype = sema::to_string(p->type.scalar);
+        pm.default_num_sms =
+            i < info.function->params.size() && sema::defaults_to_num_sms(info.function->params[i]);
       }
       meta->params.push_back(pm);
     }

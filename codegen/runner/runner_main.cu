@@ -398,6 +398,16 @@ std::vector<ArgusArg> make_args(const ArgusKernelInfo &k,
       continue;
     auto it =
         std::find_if(sizes.begin(), sizes.end(), [&](const auto &s) { return s.first == pi.name; });
+    if (it == sizes.end() && pi.default_num_sms) {
+      // `P: i32 = num_sms()`: this device's SM count.
+      int device = 0;
+      check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+      cudaDeviceProp prop{};
+      check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+      a.int_value = prop.multiProcessorCount;
+      a.float_value = prop.multiProcessorCount;
+      continue;
+    }
     if (it == sizes.end())
       fail(std::string("no value for scalar parameter '") + pi.name + "' of kernel " + k.name +
            " (give it with --size " + pi.name + "=...)");

@@ -402,6 +402,15 @@ Type atomic_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   return pt;
 }
 
+// num_sms() anywhere but a kernel parameter's default (module.cpp takes it
+// there without checking it as an expression).
+Type num_sms_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
+  analyzer.error(codes::kUnsupportedParameter, call.range,
+                 "num_sms() is the launcher's to read: give it as the default of an integer "
+                 "kernel parameter (P: i32 = num_sms()) and use the parameter (grid=min(P, ...))");
+  return Type::scalar_of(ScalarKind::I32);
+}
+
 // threadfence(scope=...): "block" or "device".
 Type fence_result(Analyzer &analyzer, const Expr &, const BoundArgs &args) {
   if (const Expr *scope = args.args[0])
@@ -629,6 +638,14 @@ std::vector<BuiltinSpec> make_table() {
        launch_coordinate},
       {"", "block_dim", {dim}, false, "Threads per block along dim.", launch_coordinate},
       {"", "grid_dim", {dim}, false, "Blocks in the grid along dim.", launch_coordinate},
+      {"",
+       "num_sms",
+       {},
+       false,
+       "The device's streaming multiprocessor count, read by the launcher: only as the "
+       "default of an integer kernel parameter (`P: i32 = num_sms()`), which the grid of a "
+       "persistent kernel names.",
+       num_sms_result},
       {"",
        "lane_id",
        {},

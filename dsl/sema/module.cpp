@@ -190,12 +190,19 @@ Type Analyzer::parameter_type(const ast::Param &param, FunctionRole role, bool &
     }
     return value;
   }
-  if (param.default_value) {
+  // `P: i32 = num_sms()`: the launcher passes the device's SM count when the
+  // caller gives no P; to the checker P is a size like any other.
+  const bool sm_count = role == FunctionRole::Kernel && defaults_to_num_sms(param);
+  if (param.default_value && !sm_count) {
     check_expr(*param.default_value);
     error(codes::kUnsupportedParameter, param.default_value->range,
-          "default values are only allowed for constexpr parameters");
+          "default values are only allowed for constexpr parameters (and num_sms() for an "
+          "integer kernel parameter)");
   }
   const Type t = check_expr(annotation);
+  if (sm_count && !(t.kind == TypeKind::Dtype && is_integer(t.scalar)))
+    error(codes::kUnsupportedParameter, param.default_value->range,
+          "num_sms() is the default of an integer parameter only (P: i32 = num_sms())");
   if (t.kind == TypeKind::Dtype)
     return Type::scalar_of(t.scalar);
   if (t.kind == TypeKind::TensorSpec) {
@@ -562,7 +569,7 @@ void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator 
   for (const Symbol *p : info.params) {
     if (p && p->kind == SymbolKind::Parameter && !p->is_constexpr &&
         p->type.kind == TypeKind::Scalar && is_integer(p->type.scalar) &&
-        !bench.sizes.count(p->name)) {
+        !bench.sizes.count(p->name) && !defaults_to_num_sms(*info.function, p->name)) {
       bool given = false;
       for (const ast::Keyword &k : call.keywords)
         given = given || k.name == p->name;

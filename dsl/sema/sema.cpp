@@ -55,6 +55,20 @@ BuiltinId SemaResult::builtin_of(const ast::Expr &call) const {
   return it == calls.end() ? BuiltinId::None : it->second.builtin;
 }
 
+bool defaults_to_num_sms(const ast::Param &param) {
+  const ast::Expr *d = param.default_value.get();
+  return d && d->kind == ast::ExprKind::Call && d->arg_count() == 0 && d->keywords.empty() &&
+         !d->operands.empty() && d->operands[0] && d->callee().kind == ast::ExprKind::Name &&
+         d->callee().name == "num_sms";
+}
+
+bool defaults_to_num_sms(const ast::Function &function, const std::string &param) {
+  for (const ast::Param &p : function.params)
+    if (p.name == param)
+      return defaults_to_num_sms(p);
+  return false;
+}
+
 std::span<const std::string_view> known_policies() {
   static constexpr std::array<std::string_view, 5> kPolicies = {
       "launch_bounds", "min_blocks_per_sm", "waves_per_eu", "max_registers", "fast_math"};

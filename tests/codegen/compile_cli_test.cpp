@@ -56,6 +56,29 @@ TEST_F(CompileCli, EmitOnlyWritesTheArtifactNextToTheWorkingDirectory) {
   EXPECT_EQ(bench["benches"][0]["flops"], int64_t{2} * 2048 * 2048 * 2048);
 }
 
+// `P: i32 = num_sms()`: meta.json names the default and the artifact's
+// parameter table marks P, so the runner fills it with the device's SM count
+// when no size gives it; the other scalars are unmarked.
+TEST_F(CompileCli, NumSmsDefaultReachesTheArtifact) {
+  const test::Run r =
+      argus(example("gemm_ws_persistent_sm90.argus") + " --target sm90 --emit-only");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const fs::path out = fs::path(dir_) / "gemm_ws_persistent_sm90.sm90";
+  const auto meta = nlohmann::json::parse(test::read_file((out / "meta.json").string()));
+  const auto &params = meta["kernels"][0]["params"];
+  ASSERT_EQ(params.size(), 7u);
+  EXPECT_EQ(params[6]["name"], "P");
+  EXPECT_EQ(params[6]["default"], "num_sms()");
+  EXPECT_FALSE(params[5].contains("default"));
+  const std::string source = test::read_file((out / "kernels.cu").string());
+  EXPECT_NE(source.find("{\"P\", ARGUS_ARG_INT, \"i32\", 0, 0, 1},"), std::string::npos);
+  EXPECT_NE(source.find("{\"K\", ARGUS_ARG_INT, \"i32\", 0, 0, 0},"), std::string::npos);
+  // The benches leave P to the runner.
+  const auto bench = nlohmann::json::parse(test::read_file((out / "bench.json").string()));
+  EXPECT_TRUE(bench["benches"][0]["sizes"].contains("M")) << bench.dump();
+  EXPECT_FALSE(bench["benches"][0]["sizes"].contains("P")) << bench.dump();
+}
+
 TEST_F(CompileCli, CompilesWithNvccAndReportsResources) {
   if (!find_nvcc())
     GTEST_SKIP() << "nvcc not found";

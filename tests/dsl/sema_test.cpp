@@ -54,6 +54,34 @@ TEST(Sema, CleanKernelHasNoDiagnostics) {
   EXPECT_TRUE(found.empty()) << dump(found);
 }
 
+// `P: i32 = num_sms()`: the one runtime default, for an integer kernel
+// parameter (a @bench may leave it out: the runner reads the SM count);
+// num_sms() anywhere else, on a float or a @device parameter, is E0204.
+TEST(Sema, NumSmsIsTheDefaultOfAnIntegerKernelParameterOnly) {
+  const auto ok = diagnose("@kernel(grid=cdiv(N, 128), block=128)\n"
+                           "def ref(X: Tensor((N,), f32), N: i32, P: i32):\n"
+                           "    X[thread_id()] = 1.0\n"
+                           "@bench(N=4096, reference=ref)\n"
+                           "@kernel(grid=min(P, cdiv(N, 128)), block=128)\n"
+                           "def k(X: Tensor((N,), f32), N: i32, P: i32 = num_sms()):\n"
+                           "    X[thread_id()] = 1.0\n");
+  EXPECT_TRUE(ok.empty()) << dump(ok);
+  const auto bad = diagnose("@kernel(grid=num_sms(), block=128)\n"
+                            "def k(X: Tensor((N,), f32), N: i32, F: f32 = num_sms(),\n"
+                            "      Q: i32 = 132):\n"
+                            "    X[thread_id()] = 1.0\n"
+                            "@device\n"
+                            "def d(P: i32 = num_sms()) -> i32:\n"
+                            "    return P\n");
+  std::vector<std::string> got;
+  for (const Found &f : bad)
+    got.push_back(std::to_string(f.line) + " " + f.code);
+  EXPECT_EQ(got, (std::vector<std::string>{"1 E0204", "2 E0204", "3 E0204", "6 E0204", "6 E0204"}))
+      << dump(bad);
+  EXPECT_NE(bad[0].message.find("P: i32 = num_sms()"), std::string::npos) << dump(bad);
+  EXPECT_NE(bad[1].message.find("integer parameter only"), std::string::npos) << dump(bad);
+}
+
 TEST(Sema, TypesAndShapesAreRecorded) {
   CheckedFile file = check_source("t.argus",
                                   kernel("    s = make_shared((2, BM, 32), bf16)\n"

@@ -88,6 +88,7 @@ CASES = [
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 128, 64), "refuse"),
     # gemm_ws_persistent_sm90: P blocks loop over the tiles; P = 132 SMs, and P = 1 and 3
     # (one block does every tile; blocks with unequal tile counts)
+    ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(4096, 4096, 4096), "ok"),  # P = num_sms()
     ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(4096, 4096, 4096) + ",P=132", "ok"),
     ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(8192, 8192, 8192) + ",P=132", "ok"),
     ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(4096, 14336, 4096) + ",P=132", "ok"),

@@ -6,9 +6,9 @@
 #include <string.h>
 
 static const ArgusParamInfo c_params[] = {
-    {"X", ARGUS_ARG_TENSOR, "f32", 0, 1},
-    {"Y", ARGUS_ARG_TENSOR, "f32", 1, 1},
-    {"N", ARGUS_ARG_INT, "i32", 0, 0},
+    {"X", ARGUS_ARG_TENSOR, "f32", 0, 1, 0},
+    {"Y", ARGUS_ARG_TENSOR, "f32", 1, 1, 0},
+    {"N", ARGUS_ARG_INT, "i32", 0, 0, 0},
 };
 static const ArgusKernelInfo c_kernels[] = {{"copy", 3, c_params}};
 static const char *const c_size_names[] = {"N"};

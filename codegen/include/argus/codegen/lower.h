@@ -32,6 +32,9 @@ struct ParamMeta {
   std::vector<std::string> shape; // tensors: Python-syntax expressions over scalar params
   std::vector<std::string> strides;
   bool output = false; // tensors the kernel stores into
+  // Integer scalars declared `P: i32 = num_sms()`: the runner passes the
+  // device's SM count when no size gives P.
+  bool default_num_sms = false;
 };
 
 struct BenchMeta {

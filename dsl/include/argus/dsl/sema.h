@@ -106,4 +106,10 @@ SemaResult analyze(const ast::Module &module, DiagnosticSink &sink,
 // The names of the kernel policies `@kernel(...)` accepts besides grid/block.
 std::span<const std::string_view> known_policies();
 
+// `P: i32 = num_sms()`: a kernel parameter the launcher fills with the
+// device's SM count when the caller gives none (the persistent kernels'
+// block count). The second form finds the parameter of `function` by name.
+bool defaults_to_num_sms(const ast::Param &param);
+bool defaults_to_num_sms(const ast::Function &function, const std::string &param);
+
 } // namespace argus::sema

@@ -23,8 +23,9 @@ typedef struct {
   const char *name;
   int kind; /* ArgusArgKind */
   const char *dtype;
-  int is_output; /* tensors the kernel stores into */
-  int rank;      /* tensors: number of dims; scalars: 0 */
+  int is_output;       /* tensors the kernel stores into */
+  int rank;            /* tensors: number of dims; scalars: 0 */
+  int default_num_sms; /* `P: i32 = num_sms()`: the device's SM count when not given */
 } ArgusParamInfo;
 
 typedef struct {
