@@ -56,21 +56,53 @@ int Agents::new_slot() {
   return static_cast<int>(agents_.size() - 1);
 }
 
+// The lanes of a side, one mask per agent: the whole side, or one per
+// warpgroup when its warpgroups meet each other at named barriers (a
+// FlashAttention-3 ping-pong: two consumer warpgroups running the same code
+// take turns at barriers with different ids, so neither may wait for the
+// other in lockstep).
+std::vector<Mask> Agents::side_agents(const std::vector<ast::StmtPtr> &body, const Mask &lanes) {
+  bool named = false;
+  for (const auto &st : body)
+    named = named || (st && machine_.has_named_barrier(*st));
+  std::vector<Mask> out;
+  constexpr size_t kWarpgroup = 128;
+  if (named)
+    for (size_t w0 = 0; w0 < lanes.size(); w0 += kWarpgroup) {
+      Mask m(lanes.size(), 0);
+      for (size_t l = w0; l < std::min(lanes.size(), w0 + kWarpgroup); ++l)
+        m[l] = lanes[l];
+      if (machine_.any(m))
+        out.push_back(std::move(m));
+    }
+  if (out.size() <= 1)
+    return {lanes};
+  return out;
+}
+
 void Agents::fork(const ast::Stmt &s, const Mask &yes, const Mask &no, Mask &yes_after,
                   Mask &no_after) {
   const int parent = running_;
   std::vector<int> kids;
   std::vector<Mask *> afters;
+  std::vector<std::pair<const std::vector<ast::StmtPtr> *, Mask>> parts;
   const std::pair<const std::vector<ast::StmtPtr> *, const Mask *> sides[2] = {{&s.body, &yes},
                                                                                {&s.orelse, &no}};
   for (const auto &[body, lanes] : sides) {
     if (!machine_.any(*lanes))
       continue;
-    afters.push_back(lanes == &yes ? &yes_after : &no_after);
+    Mask *after = lanes == &yes ? &yes_after : &no_after;
+    std::fill(after->begin(), after->end(), 0);
+    for (Mask &m : side_agents(*body, *lanes)) {
+      afters.push_back(after);
+      parts.emplace_back(body, std::move(m));
+    }
+  }
+  for (auto &[body, lanes] : parts) {
     const int id = new_slot();
     Agent &a = *agents_[static_cast<size_t>(id)];
     a.parent = parent;
-    a.lanes = a.final_mask = *lanes;
+    a.lanes = a.final_mask = lanes;
     a.body = body;
     a.ctx = machine_.save_context(/*copy_env=*/true);
     if (body->empty()) {
@@ -116,7 +148,10 @@ void Agents::fork(const ast::Stmt &s, const Mask &yes, const Mask &no, Mask &yes
         machine_.exits_[level].broken[i] |= a.ctx.exits[level].broken[i];
         machine_.exits_[level].continued[i] |= a.ctx.exits[level].continued[i];
       }
-    *afters[k] = a.final_mask;
+    // Several agents of one side: their threads still active, together.
+    afters[k]->resize(a.final_mask.size(), 0);
+    for (size_t i = 0; i < a.final_mask.size(); ++i)
+      (*afters[k])[i] |= a.final_mask[i];
   }
   for (int id : kids)
     agents_[static_cast<size_t>(id)].reset();
@@ -322,6 +357,11 @@ uint8_t Machine::barrier_ops(const ast::Stmt &s) {
     ops |= kArrives;
   barrier_ops_.emplace(&s, ops);
   return ops;
+}
+
+bool Machine::has_named_barrier(const ast::Stmt &s) {
+  const Callees calls = calls_in(sema_, s);
+  return calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive);
 }
 
 bool Machine::continuation_arrives(const std::vector<BodyPos> &stack) {

@@ -71,6 +71,7 @@ public:
   bool only_root() const;
 
 private:
+  std::vector<Mask> side_agents(const std::vector<ast::StmtPtr> &body, const Mask &lanes);
   enum class State { Ready, Running, Waiting, Joining, Done };
   struct Agent {
     int parent = -1;

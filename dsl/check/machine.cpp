@@ -399,9 +399,14 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
         l.read_warp_epoch = warp_epoch(lane);
       if (uses_named_barriers_ && b.space == MemorySpace::Shared) [[unlikely]] {
         if (b.warp_reads.empty())
-          b.warp_reads.assign(b.log.size() * static_cast<size_t>(warps_), {-1, 0});
-        b.warp_reads[static_cast<size_t>((first + k) * warps_ + warp_of(lane))] = {
-            static_cast<int32_t>(epoch_), warp_epoch(lane)};
+          b.warp_reads.assign(b.log.size() * static_cast<size_t>(warps_), {});
+        Buffer::WarpRead &r = b.warp_reads[static_cast<size_t>((first + k) * warps_ + warp_of(lane))];
+        const bool same_interval = r.epoch == static_cast<int32_t>(epoch_);
+        r.reader = !same_interval || r.reader == static_cast<int32_t>(lane)
+                       ? static_cast<int32_t>(lane)
+                       : -1;
+        r.epoch = static_cast<int32_t>(epoch_);
+        r.stamp = warp_epoch(lane);
       }
     } else if (!c.initialized) {
       poison = true;
@@ -443,8 +448,8 @@ bool Machine::reads_unordered(const CellLog &l, int64_t lane, const Buffer *b,
   if (!b || b->warp_reads.empty() || index < 0)
     return true;
   for (int64_t v = 0; v < warps_; ++v) {
-    const auto &[epoch, stamp] = b->warp_reads[static_cast<size_t>(index * warps_ + v)];
-    if (epoch == static_cast<int32_t>(epoch_) && warp_clock(w, v) <= stamp)
+    const Buffer::WarpRead &r = b->warp_reads[static_cast<size_t>(index * warps_ + v)];
+    if (r.epoch == static_cast<int32_t>(epoch_) && r.reader != lane && warp_clock(w, v) <= r.stamp)
       return true;
   }
   return false;

@@ -233,7 +233,12 @@ struct Buffer {
   std::vector<AtomicLog> atomics;    // [i] once an atomic updated the buffer; else empty
   // Kernels with named barriers, shared buffers: per cell and warp, the
   // (epoch, warp stamp) of that warp's last read (Machine::reads_unordered).
-  std::vector<std::pair<int32_t, int32_t>> warp_reads;
+  // reader: the one lane of that warp that read there, or -1 when several
+  // did (a read then write by one thread is no race with itself).
+  struct WarpRead {
+    int32_t epoch = -1, stamp = 0, reader = -1;
+  };
+  std::vector<WarpRead> warp_reads;
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
@@ -391,6 +396,8 @@ public:
   enum : uint8_t { kWaits = 1, kArrives = 2 };
   std::unordered_map<const ast::Stmt *, uint8_t> barrier_ops_;
   uint8_t barrier_ops(const ast::Stmt &s);
+  // Whether `s` (or a statement in it) uses a named barrier.
+  bool has_named_barrier(const ast::Stmt &s);
   // Whether `f` has an if that waits on an mbarrier (its sides may run as agents).
   bool has_roles(const ast::Function &f) const;
   // Whether a thread that goes on from the innermost position of `stack`
