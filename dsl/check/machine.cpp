@@ -400,7 +400,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       if (uses_named_barriers_ && b.space == MemorySpace::Shared) [[unlikely]] {
         if (b.warp_reads.empty())
           b.warp_reads.assign(b.log.size() * static_cast<size_t>(warps_), {});
-        Buffer::WarpRead &r = b.warp_reads[static_cast<size_t>((first + k) * warps_ + warp_of(lane))];
+        Buffer::WarpRead &r =
+            b.warp_reads[static_cast<size_t>((first + k) * warps_ + warp_of(lane))];
         const bool same_interval = r.epoch == static_cast<int32_t>(epoch_);
         r.reader = !same_interval || r.reader == static_cast<int32_t>(lane)
                        ? static_cast<int32_t>(lane)
