@@ -16,8 +16,8 @@
 // dashes: line-at-the-top, comment-typing, ...). --big-file=KERNELS times a
 // file of that many small kernels instead: didOpen to its first diagnostics
 // and to the whole check, and a change in its middle kernel.
-#include "lsp_edits.h"
 #include "argus/agent/lsp_process.h"
+#include "lsp_edits.h"
 
 #include "argus/dsl/driver.h"
 
@@ -40,9 +40,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using argus::agent::Clock;
+using argus::agent::LspProcess;
 using argus::bench::Edit;
 using argus::bench::EditKind;
-using argus::agent::LspProcess;
 using nlohmann::json;
 
 std::string read_file(const fs::path &path) {

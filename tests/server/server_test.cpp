@@ -295,8 +295,9 @@ TEST(Server, PushesABigFilesResultsWhileItsCheckGoesOn) {
   for (int i = 0; i < kernels; ++i)
     text += "@kernel(grid=1, block=64)\ndef clash" + std::to_string(i) +
             "(Y: Tensor((64,), f32)):\n    Y[thread_id() // 2] = 1.0\n\n";
-  const Session s = run({kInitialize, open_document(uri, text),
-                         request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}})});
+  const Session s =
+      run({kInitialize, open_document(uri, text),
+           request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}})});
   std::vector<size_t> pushed;
   json pulled;
   for (const json &m : s.messages) {
