@@ -744,6 +744,10 @@ public:
   bool whole_warpgroups(const Mask &m, const ast::Expr &call, const std::string &what);
   std::optional<std::string> wgmma_layout_error(const View &v, int64_t lane) const;
   std::optional<std::string> wgmma_mn_layout_error(const View &v, int64_t lane) const;
+  std::optional<std::string> wgmma_swizzle_error(const View &v, const char *form,
+                                                 int64_t &span) const;
+  std::string wgmma_misplaced(const View &v, int64_t lane, int64_t r, int64_t c, int64_t base,
+                              int64_t span, const char *rows, const char *contiguous) const;
   void wgmma(BuiltinId id, const ast::Expr &call, const Mask &m);
   void wgmma_fence(const ast::Expr &call, const Mask &m);
   void wgmma_commit(const ast::Expr &call, const Mask &m);

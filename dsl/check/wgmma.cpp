@@ -67,13 +67,10 @@ bool Machine::whole_warpgroups(const Mask &m, const Expr &call, const std::strin
   return true;
 }
 
-// The layout of a wgmma operand tile (rows x 16 k of a 16-bit type): the
-// canonical K-major forms with a 32, 64 or 128-byte swizzle, which a matrix
-// descriptor can describe (start address, 8-row stride, swizzle mode). Row r,
-// element k must lie at base + r * row_bytes + k * element bytes before the
-// swizzle, with row_bytes the swizzle's span and base on an 8-row boundary; a
-// row of the tile is 32 bytes (16 bf16/f16 or 32 fp8).
-std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t lane) const {
+// What both descriptor forms need of a tile's buffer: shared memory under a
+// 32, 64 or 128-byte swizzle, whose span (bytes) goes to `span`.
+std::optional<std::string> Machine::wgmma_swizzle_error(const View &v, const char *form,
+                                                        int64_t &span) const {
   const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
   if (b.space != MemorySpace::Shared)
     return "it is not in shared memory";
@@ -82,8 +79,35 @@ std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t la
     return "its buffer " + b.name +
            " has no 32, 64 or 128-byte swizzle (Swizzle(1, 4, 3), Swizzle(2, 4, 3) or "
            "Swizzle(3, 4, 3) on a layout whose rows are 32, 64 or 128 bytes): the matrix "
-           "descriptor has no other K-major form for it";
-  const int64_t row_bytes = int64_t{16} << b.swizzle->bits;
+           "descriptor has no other " +
+           form + " form for it";
+  span = int64_t{16} << b.swizzle->bits;
+  return std::nullopt;
+}
+
+// Why element (r, c) of a 2-D tile is not where a descriptor form puts it:
+// at base + r * span + c * element bytes.
+std::string Machine::wgmma_misplaced(const View &v, int64_t lane, int64_t r, int64_t c,
+                                     int64_t base, int64_t span, const char *rows,
+                                     const char *contiguous) const {
+  const int64_t at = element_byte_offset(v, lane, r * v.shape[1] + c);
+  const int64_t want = base + r * span + c * dtype_bytes(v.dtype);
+  return "element (" + std::to_string(r) + ", " + std::to_string(c) + ") is at byte " +
+         std::to_string(at) + ", not " + std::to_string(want) + ": " + rows + " must be " +
+         std::to_string(span) + " bytes apart (the swizzle's span) with " + contiguous +
+         " contiguous";
+}
+
+// The layout of a wgmma operand tile (rows x 16 k of a 16-bit type): the
+// canonical K-major forms with a 32, 64 or 128-byte swizzle, which a matrix
+// descriptor can describe (start address, 8-row stride, swizzle mode). Row r,
+// element k must lie at base + r * row_bytes + k * element bytes before the
+// swizzle, with row_bytes the swizzle's span and base on an 8-row boundary; a
+// row of the tile is 32 bytes (16 bf16/f16 or 32 fp8).
+std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t lane) const {
+  int64_t row_bytes = 0;
+  if (auto why = wgmma_swizzle_error(v, "K-major", row_bytes))
+    return why;
   const int64_t eb = dtype_bytes(v.dtype);
   const int64_t k_count = 32 / eb;
   if (v.shape.size() != 2 || v.shape[1] != k_count)
@@ -99,11 +123,7 @@ std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t la
   // puts it exactly when k is contiguous and rows are the span apart, and
   // the first element that is not is (0, 1) or else (1, 0), in row-major order.
   const auto misplaced = [&](int64_t r, int64_t k) {
-    const int64_t at = element_byte_offset(v, lane, r * k_count + k);
-    const int64_t want = base + r * row_bytes + k * eb;
-    return "element (" + std::to_string(r) + ", " + std::to_string(k) + ") is at byte " +
-           std::to_string(at) + ", not " + std::to_string(want) + ": rows must be " +
-           std::to_string(row_bytes) + " bytes apart (the swizzle's span) with k contiguous";
+    return wgmma_misplaced(v, lane, r, k, base, row_bytes, "rows", "k");
   };
   if (v.strides[1] != 1)
     return misplaced(0, 1);
@@ -118,16 +138,9 @@ std::optional<std::string> Machine::wgmma_layout_error(const View &v, int64_t la
 // swizzle, base on an atom (8 rows of the span), so the descriptor's 8-row
 // stride is 8 spans and no second atom along N needs a leading offset.
 std::optional<std::string> Machine::wgmma_mn_layout_error(const View &v, int64_t lane) const {
-  const Buffer &b = buffers_[static_cast<size_t>(v.buffer)];
-  if (b.space != MemorySpace::Shared)
-    return "it is not in shared memory";
-  if (!b.swizzle || b.swizzle->base != 4 || b.swizzle->shift != 3 || b.swizzle->bits < 1 ||
-      b.swizzle->bits > 3)
-    return "its buffer " + b.name +
-           " has no 32, 64 or 128-byte swizzle (Swizzle(1, 4, 3), Swizzle(2, 4, 3) or "
-           "Swizzle(3, 4, 3) on a layout whose rows are 32, 64 or 128 bytes): the matrix "
-           "descriptor has no other MN-major form for it";
-  const int64_t span = int64_t{16} << b.swizzle->bits;
+  int64_t span = 0;
+  if (auto why = wgmma_swizzle_error(v, "MN-major", span))
+    return why;
   const int64_t eb = dtype_bytes(v.dtype);
   if (v.shape.size() != 2 || v.shape[0] != 16)
     return "it is not a (16, N) tile";
@@ -143,11 +156,7 @@ std::optional<std::string> Machine::wgmma_mn_layout_error(const View &v, int64_t
   // Affine, as in wgmma_layout_error: (0, 1) or else (1, 0) is the first
   // element out of place, if any is.
   const auto misplaced = [&](int64_t k, int64_t n) {
-    const int64_t at = element_byte_offset(v, lane, k * n_count + n);
-    const int64_t want = base + k * span + n * eb;
-    return "element (" + std::to_string(k) + ", " + std::to_string(n) + ") is at byte " +
-           std::to_string(at) + ", not " + std::to_string(want) + ": k rows must be " +
-           std::to_string(span) + " bytes apart (the swizzle's span) with N contiguous";
+    return wgmma_misplaced(v, lane, k, n, base, span, "k rows", "N");
   };
   if (n_count > 1 && v.strides[1] != 1)
     return misplaced(0, 1);

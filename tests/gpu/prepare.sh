@@ -18,28 +18,25 @@ fi
 out=tests/gpu/artifacts
 mkdir -p "$out"
 status=0
+# compile FILE NAME: FILE into $out/NAME for sm90.
+compile() {
+  rm -rf "${out:?}/$2"
+  if "$argus" compile "$1" --target sm90 -o "$out/$2"; then
+    echo "prepare.sh: $1 -> $out/$2"
+  else
+    echo "prepare.sh: argus compile failed for $1" >&2
+    status=1
+  fi
+}
 for f in examples/*.argus; do
   name=$(basename "$f" .argus)
   case "$name" in *gfx942*) continue ;; esac
-  rm -rf "${out:?}/$name"
-  if "$argus" compile "$f" --target sm90 -o "$out/$name"; then
-    echo "prepare.sh: $f -> $out/$name"
-  else
-    echo "prepare.sh: argus compile failed for $f" >&2
-    status=1
-  fi
+  compile "$f" "$name"
 done
 # The tuning variants (bench/variants/README.md) as v_NAME: tests/gpu/cases.py
 # runs those it names (the FA3-style kernel at D = 64).
 for f in bench/variants/*.argus; do
-  name=v_$(basename "$f" .argus)
-  rm -rf "${out:?}/$name"
-  if "$argus" compile "$f" --target sm90 -o "$out/$name"; then
-    echo "prepare.sh: $f -> $out/$name"
-  else
-    echo "prepare.sh: argus compile failed for $f" >&2
-    status=1
-  fi
+  compile "$f" "v_$(basename "$f" .argus)"
 done
 # A portable argus for `argus bench` and `argus agent` on the GPU host, which
 # has none of our libraries:   run(command="PATH=/usr/local/cuda/bin:$PWD/codegen/runner:$PATH \
