@@ -187,6 +187,9 @@ public:
   struct TmaCoords {
     int rank = 2;                    // of the tensor map: 2, or 3 (pages of rows)
     std::vector<std::string> values; // innermost first
+    // "%first, %first+1, ..." for the asm template, and the values as "r" inputs.
+    std::string placeholders(size_t first) const;
+    std::string inputs() const;
   };
   std::optional<TmaCoords> tma_coords(const sema::Symbol *tensor, const std::string &first,
                                       const Range &at, const char *what);

@@ -1477,6 +1477,20 @@ std::optional<Lowerer::TmaCoords> Lowerer::tma_coords(const sema::Symbol *tensor
   return c;
 }
 
+std::string Lowerer::TmaCoords::placeholders(size_t first) const {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", %" : "%") + std::to_string(first + i);
+  return out;
+}
+
+std::string Lowerer::TmaCoords::inputs() const {
+  std::string out;
+  for (const std::string &v : values)
+    out += ", \"r\"(" + v + ")";
+  return out;
+}
+
 // tma_load(dst, src, bar): cp.async.bulk.tensor on a tensor map of src's
 // tensor (tma_coords), with the box of src and the swizzle of dst's buffer
 // (the checker proved the layouts are ones a map describes). The box's
@@ -1502,11 +1516,7 @@ void Lowerer::tma_load(const ast::Expr &call) {
   mark_written(*dst);
   const std::string element = "(" + cpp(src->offset) + ") / " + std::to_string(bytes_of(sb.dtype));
   const size_t n = coords->values.size();
-  std::string braces, operands;
-  for (size_t i = 0; i < n; ++i) {
-    braces += (i ? ", %" : "%") + std::to_string(2 + i);
-    operands += ", \"r\"(" + coords->values[i] + ")";
-  }
+  const std::string braces = coords->placeholders(2), operands = coords->inputs();
   line("{");
   line("  const int64_t argus_first = " + element + ";");
   line("  asm volatile(\"cp.async.bulk.tensor." + std::to_string(coords->rank) +
@@ -1560,11 +1570,7 @@ void Lowerer::tma_store(const ast::Expr &call) {
   mark_written(*dst);
   const std::string element = "(" + cpp(dst->offset) + ") / " + std::to_string(bytes_of(gb.dtype));
   const size_t n = coords->values.size();
-  std::string braces, operands;
-  for (size_t i = 0; i < n; ++i) {
-    braces += (i ? ", %" : "%") + std::to_string(1 + i);
-    operands += ", \"r\"(" + coords->values[i] + ")";
-  }
+  const std::string braces = coords->placeholders(1), operands = coords->inputs();
   line("{");
   line("  const int64_t argus_first = " + element + ";");
   line("  asm volatile(\"cp.async.bulk.tensor." + std::to_string(coords->rank) +

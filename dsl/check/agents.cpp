@@ -355,13 +355,10 @@ uint8_t Machine::barrier_ops(const ast::Stmt &s) {
       calls.has(BuiltinId::NvvmCpAsyncBulk) || calls.has(BuiltinId::NvvmTmaLoad) ||
       calls.has(BuiltinId::NvvmMbarrierInit))
     ops |= kArrives;
+  if (calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive))
+    ops |= kNamedBarrier;
   barrier_ops_.emplace(&s, ops);
   return ops;
-}
-
-bool Machine::has_named_barrier(const ast::Stmt &s) {
-  const Callees calls = calls_in(sema_, s);
-  return calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive);
 }
 
 bool Machine::continuation_arrives(const std::vector<BodyPos> &stack) {

@@ -393,11 +393,11 @@ public:
   // Per statement: bit 0 it (or a @device function it calls) waits on an
   // mbarrier or a named barrier, bit 1 it arrives on one or issues a copy
   // counted on one.
-  enum : uint8_t { kWaits = 1, kArrives = 2 };
+  enum : uint8_t { kWaits = 1, kArrives = 2, kNamedBarrier = 4 };
   std::unordered_map<const ast::Stmt *, uint8_t> barrier_ops_;
   uint8_t barrier_ops(const ast::Stmt &s);
-  // Whether `s` (or a statement in it) uses a named barrier.
-  bool has_named_barrier(const ast::Stmt &s);
+  // Whether `s` (or a statement in it) uses a named barrier (barrier_ops, cached).
+  bool has_named_barrier(const ast::Stmt &s) { return barrier_ops(s) & kNamedBarrier; }
   // Whether `f` has an if that waits on an mbarrier (its sides may run as agents).
   bool has_roles(const ast::Function &f) const;
   // Whether a thread that goes on from the innermost position of `stack`
