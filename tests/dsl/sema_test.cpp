@@ -82,6 +82,24 @@ TEST(Sema, NumSmsIsTheDefaultOfAnIntegerKernelParameterOnly) {
   EXPECT_NE(bad[1].message.find("integer parameter only"), std::string::npos) << dump(bad);
 }
 
+// wgmma's b_major is "k" (the default) or "mn" (b given as (16, N)); any
+// other word, or b of the other shape without it, is an argument error.
+TEST(Sema, WgmmaBMajorIsKOrMn) {
+  const std::string head = "@kernel(grid=1, block=128, target=\"sm90\")\n"
+                           "def k(X: Tensor((4,), f32)):\n"
+                           "    acc = make_local((8, 4), f32)\n"
+                           "    a = make_shared((64, 16), bf16)\n"
+                           "    bt = make_shared((16, 64), bf16)\n";
+  const auto ok = diagnose(head + "    nvvm.wgmma_m64k16_bf16_f32(acc, a, bt, b_major=\"mn\")\n");
+  EXPECT_TRUE(ok.empty()) << dump(ok);
+  const auto word = diagnose(head + "    nvvm.wgmma_m64k16_bf16_f32(acc, a, bt, b_major=\"t\")\n");
+  ASSERT_FALSE(word.empty());
+  EXPECT_NE(dump(word).find("b_major is \"k\""), std::string::npos) << dump(word);
+  const auto shape = diagnose(head + "    nvvm.wgmma_m64k16_bf16_f32(acc, a, bt)\n");
+  ASSERT_FALSE(shape.empty());
+  EXPECT_NE(dump(shape).find("(N, 16)"), std::string::npos) << dump(shape);
+}
+
 TEST(Sema, TypesAndShapesAreRecorded) {
   CheckedFile file = check_source("t.argus",
                                   kernel("    s = make_shared((2, BM, 32), bf16)\n"
