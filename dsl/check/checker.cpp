@@ -514,6 +514,9 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
   for (const auto &sizes : instances)
     add_runs(sizes);
   std::unordered_map<const ast::Stmt *, int64_t> loop_iterations; // over all runs
+  // The same per instance: a loop is grown from an instance where it ran.
+  std::map<std::map<std::string, int64_t>, std::unordered_map<const ast::Stmt *, int64_t>>
+      iterations_at;
   // Runs `runs[from..]`, up to options.run_threads at once, merged in the
   // runs' order (the report is the same as one run after the other); false
   // once the check was interrupted.
@@ -557,6 +560,8 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       for (const auto &[loop, most] : outcome.loop_iterations) {
         int64_t &all = loop_iterations[loop];
         all = std::max(all, most);
+        int64_t &here = iterations_at[sizes][loop];
+        here = std::max(here, most);
       }
       stopped = stopped || outcome.stopped;
       report.interrupted = report.interrupted || outcome.interrupted;
@@ -677,6 +682,29 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         loops_of[size].insert(loop);
       }
     }
+    auto cheapest_with = [&](const std::map<std::string, int64_t> &from, const std::string &size) {
+      const std::map<std::string, int64_t> *cheapest = &from;
+      int64_t least = global_elements(file, kernel, from).value_or(INT64_MAX);
+      for (const auto &inst : instances)
+        if (const int64_t n = global_elements(file, kernel, inst).value_or(INT64_MAX); n < least) {
+          least = n;
+          cheapest = &inst;
+        }
+      auto at = *cheapest;
+      at[size] = from.at(size);
+      if (at == from || !satisfies_assumptions(file, kernel, at, options.query_timeout_ms))
+        return from;
+      return at;
+    };
+    // Whether the loops of `size` ran at `inst` (a guard on another size can
+    // keep a block out of them).
+    auto runs_loops_of = [&](const std::string &size, const std::map<std::string, int64_t> &inst) {
+      const auto &ran = iterations_at[inst];
+      return std::all_of(loops_of[size].begin(), loops_of[size].end(), [&](const ast::Stmt *l) {
+        const auto it = ran.find(l);
+        return it != ran.end() && it->second >= 1;
+      });
+    };
     for (const auto &[size, step] : driving) {
       auto still_short = [&] {
         const auto now = short_loops();
@@ -693,7 +721,13 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
             f = std::max(f, (needed[l] + ran - 1) / ran);
         return std::min<int64_t>(f, 16);
       };
-      auto at = base;
+      // Grown from the cheapest instance with this size taken from the
+      // last: the loop's trips follow this size, and the other sizes' blocks
+      // and tiles were checked at the instances already (a K loop grown on
+      // the 18-block instance ran 18 blocks for the iterations one needs).
+      // Where the loops did not run there at all, grown from the last instead.
+      auto at = cheapest_with(base, size);
+      bool cheap = at != base;
       int64_t target =
           std::max(factor() * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
       for (int attempt = 0; attempt < 3 && still_short(); ++attempt) {
@@ -701,6 +735,12 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         if (!grown)
           break;
         run_grown(grown);
+        if (cheap && !runs_loops_of(size, *grown)) {
+          cheap = false;
+          at = base;
+          target = std::max(factor() * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
+          continue;
+        }
         at = *grown;
         target = factor() * at.at(size);
       }

@@ -397,6 +397,55 @@ TEST(ExtraSizesTest, SizesAskedForRunToo_UnlessTheyBreakTheAssumptions) {
   EXPECT_EQ(instances.size(), 3u); // Z3's two and N = 4096; Q is no parameter of k
 }
 
+// A loop over stages that ran too few iterations is run again at a larger K,
+// grown from the cheapest instance (one block), not the last (two); where
+// the loop did not run there at all, from the last.
+std::vector<std::map<std::string, int64_t>> staged_loop_instances(const std::string &guard) {
+  const std::string text = "@kernel(grid=cdiv(M, 32), block=32)\n"
+                           "def k(X: Tensor((M, K), f32), Y: Tensor((M,), f32), M: i32, K: i32):\n"
+                           "    assume(M % 32 == 0, K % 64 == 0)\n"
+                           "    buf = make_shared((4, 32), f32)\n"
+                           "    t = thread_id()\n"
+                           "    row = block_id() * 32 + t\n"
+                           "    acc = 0.0\n"
+                           "    if " +
+                           guard +
+                           ":\n"
+                           "        for kt in range(0, K // 64):\n"
+                           "            s = kt % 4\n"
+                           "            buf[s, t] = X[row, kt * 64]\n"
+                           "            acc = acc + buf[s, t]\n"
+                           "    Y[row] = acc\n";
+  const CheckedFile file = front_end("k.argus", text);
+  auto reports = check::check_kernels(file, check::CheckerOptions{});
+  if (reports.size() != 1u)
+    return {};
+  for (const check::Violation &v : reports[0].violations)
+    EXPECT_NE(v.check, "single-iteration") << v.message;
+  return reports[0].instances;
+}
+
+TEST(GrownInstanceTest, ALoopIsGrownFromTheCheapestInstanceThatRunsIt) {
+  const auto plain = staged_loop_instances("True");
+  ASSERT_GE(plain.size(), 3u);
+  int64_t least_m = INT64_MAX, most_m = 0;
+  for (size_t i = 0; i + 1 < plain.size(); ++i) {
+    least_m = std::min(least_m, plain[i].at("M"));
+    most_m = std::max(most_m, plain[i].at("M"));
+  }
+  ASSERT_LT(least_m, most_m) << "the chosen instances differ in blocks";
+  EXPECT_EQ(plain.back().at("M"), least_m);
+  EXPECT_GE(plain.back().at("K") / 64, 5) << "four stages wrapped around";
+  EXPECT_EQ(plain.size(), 3u) << "one grown instance";
+
+  // Block 0 skips the loop: the one-block instance never runs it, so the
+  // loop is grown again from the instance whose second block ran it.
+  const auto guarded = staged_loop_instances("block_id() > 0");
+  ASSERT_GE(guarded.size(), 4u);
+  EXPECT_EQ(guarded.back().at("M"), most_m);
+  EXPECT_GE(guarded.back().at("K") / 64, 5);
+}
+
 TEST(BadInputTest, FilesWithFrontEndErrorsAreNotChecked) {
   const CheckedFile file = check_source("bad.argus", "@kernel(grid=1, block=32)\n"
                                                      "def k(X: Tensor((32,), f32)):\n"
