@@ -100,7 +100,22 @@ Value Machine::to_data(const Value &v, const Mask &m, const Range &at) {
   return v;
 }
 
-Value Machine::data(const Expr &e, const Mask &m) { return to_data(eval(e, m), m, e.range); }
+const Value *Machine::bound_data(const Expr &e) const {
+  if (e.kind != ExprKind::Name || lambda_env_.count(e.name))
+    return nullptr;
+  const Symbol *s = symbol_of(e);
+  const auto it = s ? env_.find(s) : env_.end();
+  return it != env_.end() && it->second.kind == ValueKind::Data ? &it->second : nullptr;
+}
+
+Value Machine::data(const Expr &e, const Mask &m) {
+  Value v = eval(e, m);
+  // Data is already what a read gives: moved, not copied (a fragment's
+  // values and tags per thread).
+  if (v.kind == ValueKind::Data)
+    return v;
+  return to_data(v, m, e.range);
+}
 
 std::vector<int64_t> Machine::const_tuple(const Expr &e, const Mask &m) {
   std::vector<int64_t> out;
@@ -625,11 +640,26 @@ Value Machine::eval(const Expr &e, const Mask &m) {
     return x;
   }
   case ExprKind::Binary: {
-    Value a = data(*e.operands[0], m);
-    Value b = data(*e.operands[1], m);
-    if (a.kind != ValueKind::Data || b.kind != ValueKind::Data)
+    // A name's data is read where it is bound, not copied (a per-thread
+    // value's numbers and tags). The left one only when evaluating the
+    // right one runs nothing that could rebind it.
+    const Expr &x = *e.operands[0], &y = *e.operands[1];
+    const bool y_plain = y.kind == ExprKind::Name || y.kind == ExprKind::Int ||
+                         y.kind == ExprKind::Float || y.kind == ExprKind::Bool;
+    Value held_a, held_b;
+    const Value *a = y_plain ? bound_data(x) : nullptr;
+    if (!a) {
+      held_a = data(x, m);
+      a = &held_a;
+    }
+    const Value *b = bound_data(y);
+    if (!b) {
+      held_b = data(y, m);
+      b = &held_b;
+    }
+    if (a->kind != ValueKind::Data || b->kind != ValueKind::Data)
       not_interpreted(e.range, "the checker has no number for an operand of this operation");
-    return binary(e.binary_op, a, b, m, e.range);
+    return binary(e.binary_op, *a, *b, m, e.range);
   }
   case ExprKind::Compare: {
     Value left = data(*e.operands[0], m);

@@ -106,7 +106,10 @@ void Machine::assign(const Stmt &s, const Expr &target, const Value &value, Mask
       return;
     }
     Value place = index_value(base, idx, target, m);
-    Value v = to_data(value, m, from);
+    Value read; // a view's elements; data is stored as it is (no copy)
+    if (value.kind != ValueKind::Data)
+      read = to_data(value, m, from);
+    const Value &v = value.kind == ValueKind::Data ? value : read;
     if (v.kind != ValueKind::Data) {
       not_interpreted(from, "the checker has no value to store");
       return;
@@ -198,10 +201,10 @@ void Machine::exec(const Stmt &s, Mask &m) {
       for (const auto &t : s.targets) {
         // `x = t[i]` copies the element's value; a name bound to a view keeps the view
         // only when the right side is a view expression (view(), subview, a tensor).
-        Value rhs = v;
         if (t->kind == ExprKind::Name && s.value->kind == ExprKind::Subscript && is_value_access(v))
-          rhs = to_data(v, m, s.value->range);
-        assign(s, *t, rhs, m);
+          assign(s, *t, to_data(v, m, s.value->range), m);
+        else
+          assign(s, *t, v, m);
       }
     }
     break;
