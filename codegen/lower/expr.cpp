@@ -189,7 +189,7 @@ std::string Lowerer::math(BuiltinId id, const std::vector<std::string> &args, Sc
     else if (id == BuiltinId::Log)
       fn = f32 ? (fast_math_ ? "__logf" : "logf") : "log";
     else if (id == BuiltinId::Exp2)
-      fn = f32 ? "exp2f" : "exp2";
+      fn = f32 ? (fast_math_ ? "argus_exp2_approx" : "exp2f") : "exp2";
     else if (id == BuiltinId::Log2)
       fn = f32 ? (fast_math_ ? "__log2f" : "log2f") : "log2";
     else if (id == BuiltinId::Sqrt)

@@ -461,6 +461,9 @@ void Lowerer::fill_wgmma_fences() {
   std::string fences;
   for (const std::string &name : wgmma_accumulators_)
     fences += (fences.empty() ? "" : " ") + std::string("argus_register_fence(") + name + ");";
+  for (const auto &[name, elements] : wgmma_packed_fragments_)
+    fences += (fences.empty() ? "" : " ") + std::string("argus_pack_fence(") + name + ", argus_packed_" +
+              name + ");";
   std::string body = body_.str();
   for (size_t at = body.find(kWgmmaFenceMarker); at != std::string::npos;
        at = body.find(kWgmmaFenceMarker, at + fences.size())) {
@@ -563,7 +566,14 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
             " " + b.name + "[" + std::to_string(b.elements) + "];" + comment);
       }
     } else if (b.space == MemorySpace::Local) {
-      preamble.push_back(t + " " + b.name + "[" + std::to_string(b.elements) + "];");
+      // A packed wgmma fragment is packed at every fence, also before its
+      // first write: zeros, not indeterminate values.
+      const bool packed = wgmma_packed_fragments_.count(b.name) > 0;
+      preamble.push_back(t + " " + b.name + "[" + std::to_string(b.elements) + "]" +
+                         (packed ? " = {}" : "") + ";");
+      if (packed)
+        preamble.push_back("uint32_t argus_packed_" + b.name + "[" +
+                           std::to_string(b.elements / 2) + "];");
     }
   }
   dynamic_shared_bytes_ = use_dynamic_shared_ ? dynamic_offset : 0;

@@ -109,6 +109,9 @@ public:
   // Accumulator arrays of the function's wgmma: fenced as registers around
   // wgmma_fence and after wgmma_wait_group (kWgmmaFenceMarker, lower.cpp).
   std::set<std::string> wgmma_accumulators_;
+  // 16-bit register arrays read as wgmma A fragments: packed at every
+  // wgmma_fence into argus_packed_NAME (argus_pack_fence), which the wgmma read.
+  std::map<std::string, int64_t> wgmma_packed_fragments_; // name → elements
 
   // lower.cpp
   void error(const Range &range, const std::string &message);
@@ -177,6 +180,7 @@ public:
                                               std::string *why = nullptr);
   void intrinsic_statement(const ast::Expr &call);
   void wgmma(const ast::Expr &call, const std::string &type);
+  std::optional<std::vector<std::string>> packed_fragment(const View &a);
   void tma_load(const ast::Expr &call);
   void tma_store(const ast::Expr &call);
   // The tensor map of (tensor, box, swizzle), made once per kernel.

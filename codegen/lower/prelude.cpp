@@ -101,6 +101,25 @@ template <int N> __device__ __forceinline__ void argus_register_fence(float (&r)
   for (int i = 0; i < N; ++i)
     asm volatile("" : "+f"(r[i])::"memory");
 }
+// exp2 under fast_math: the hardware's ex2 with denormal inputs and results
+// flushed to zero (one MUFU.EX2; exp2f adds a range check and two multiplies
+// to keep denormal results), as exp2f under nvcc's --use_fast_math.
+__device__ __forceinline__ float argus_exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+// A 16-bit wgmma A fragment packed in pairs at a wgmma_fence, each packed
+// register pinned there: the wgmma that follow read registers written before
+// the fence (else ptxas injects a warpgroup.arrive before each, C7519).
+template <typename T, int N>
+__device__ __forceinline__ void argus_pack_fence(const T (&v)[N], uint32_t (&packed)[N / 2]) {
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) {
+    packed[i] = argus_pack2(v[2 * i], v[2 * i + 1]);
+    asm volatile("" : "+r"(packed[i])::"memory");
+  }
+}
 __device__ __forceinline__ uint32_t argus_smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

@@ -68,6 +68,7 @@ void Lowerer::prepare_function(const sema::FunctionInfo &info) {
   buffers_.clear();
   tensor_maps_.clear();
   wgmma_accumulators_.clear();
+  wgmma_packed_fragments_.clear();
   param_buffers_.clear();
   views_.clear();
   decls_.clear();
@@ -1313,6 +1314,34 @@ void Lowerer::intrinsic_statement(const Expr &call) {
                         std::string(target_name(target_)));
 }
 
+// The four packed registers of an A fragment in registers, read from its
+// array's copy packed at the last wgmma_fence: when the array is this
+// function's own 16-bit register array and the fragment is 8 contiguous
+// values starting on a pair. None otherwise (packed at the wgmma, after the
+// fence). The checker proves no thread writes the fragment between its
+// wgmma_fence and the wgmma (E0906), so the copy holds the same values.
+std::optional<std::vector<std::string>> Lowerer::packed_fragment(const View &a) {
+  const Buffer &buf = buffers_[static_cast<size_t>(a.buffer)];
+  if (buf.space != MemorySpace::Local || buf.param || buf.swizzle || a.dtype != buf.dtype ||
+      bytes_of(buf.dtype) != 2 || buf.elements % 2 != 0)
+    return std::nullopt;
+  int64_t expected = 1;
+  for (size_t i = a.shape.size(); i-- > 0;) {
+    if (!a.shape[i].is_constant() || !a.strides[i].is_constant() ||
+        a.strides[i].constant() != expected)
+      return std::nullopt;
+    expected *= a.shape[i].constant();
+  }
+  if (expected != 8 || (a.offset.multiple_of() != 0 && a.offset.multiple_of() % 4 != 0))
+    return std::nullopt;
+  wgmma_packed_fragments_[buf.name] = buf.elements;
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back("argus_packed_" + buf.name + "[" +
+                  cpp(ctx_.floor_div(a.offset + ctx_.constant(4 * i), ctx_.constant(4))) + "]");
+  return out;
+}
+
 // wgmma.mma_async m64nNk16 with both tiles in shared memory: each tile's
 // matrix descriptor from its view (the checker proved the layout is the
 // swizzled K-major form: rows `16 << B` bytes apart, 8-row groups `8 << (4 +
@@ -1411,11 +1440,13 @@ void Lowerer::wgmma(const Expr &call, const std::string &type) {
   }
   line(outs);
   std::string ins = "    : ";
-  if (a_registers)
+  if (a_registers) {
+    const auto packed = packed_fragment(*a);
     for (int i = 0; i < 4; ++i)
-      ins += "\"r\"(argus_pack2(" + a_refs[static_cast<size_t>(2 * i)] + ", " +
-             a_refs[static_cast<size_t>(2 * i + 1)] + ")), ";
-  else
+      ins += packed ? "\"r\"(" + (*packed)[static_cast<size_t>(i)] + "), "
+                    : "\"r\"(argus_pack2(" + a_refs[static_cast<size_t>(2 * i)] + ", " +
+                          a_refs[static_cast<size_t>(2 * i + 1)] + ")), ";
+  } else
     ins += "\"l\"(argus_da), ";
   line(ins + "\"l\"(argus_db), \"r\"(1)");
   line("    : \"memory\");");

@@ -584,6 +584,41 @@ TEST(Lower, ShufflesMathAndFastMath) {
   EXPECT_CONTAINS(hdevice, "__builtin_fmaxf(");
 }
 
+TEST(Lower, FastMathExp2IsTheHardwareApproximation) {
+  const std::string text = "@kernel(grid=1, block=32)\n"
+                           "def plain(X: Tensor((32,), f32)):\n"
+                           "    X[thread_id()] = exp2(X[thread_id()])\n"
+                           "@kernel(grid=1, block=32, fast_math=True)\n"
+                           "def fast(X: Tensor((32,), f32)):\n"
+                           "    X[thread_id()] = exp2(X[thread_id()])\n";
+  const LowerResult r = lower_text(text, GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "X[int(threadIdx.x)] = exp2f(X[int(threadIdx.x)]);");
+  EXPECT_CONTAINS(device, "X[int(threadIdx.x)] = argus_exp2_approx(X[int(threadIdx.x)]);");
+  EXPECT_CONTAINS(r.source, "ex2.approx.ftz.f32 %0, %1;");
+}
+
+// The FA3 example's P fragment (bf16 registers read by the P V wgmma) is
+// packed at every wgmma_fence and the wgmma read the packed copy: the
+// registers are written before the fence, and ptxas injects no
+// warpgroup.arrive for them.
+TEST(Lower, RegisterAFragmentsArePackedAtTheFence) {
+  const std::string path =
+      std::string(ARGUS_SOURCE_DIR) + "/examples/flash_attn_fwd_ws_sm90.argus";
+  const LowerResult r = lower(test::check_file(path), GpuTarget::Sm90);
+  ASSERT_TRUE(r.ok);
+  const std::string device = device_part(r.source);
+  EXPECT_CONTAINS(device, "__nv_bfloat16 p_frag[64] = {};");
+  EXPECT_CONTAINS(device, "uint32_t argus_packed_p_frag[32];");
+  EXPECT_CONTAINS(device, "argus_register_fence(o_acc); argus_register_fence(s_acc); "
+                          "argus_pack_fence(p_frag, argus_packed_p_frag);");
+  EXPECT_CONTAINS(device, "\"r\"(argus_packed_p_frag[4 * ks]), \"r\"(argus_packed_p_frag[4 * ks + "
+                          "1]), \"r\"(argus_packed_p_frag[4 * ks + 2]), "
+                          "\"r\"(argus_packed_p_frag[4 * ks + 3])");
+  EXPECT_EQ(device.find("argus_pack2(p_frag"), std::string::npos);
+}
+
 TEST(Lower, PoliciesBecomeAttributes) {
   const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_tiled.argus";
   const LowerResult r = lower(test::check_file(path), GpuTarget::Sm90);
