@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +31,16 @@ def artifact_dir(name):
     return TINY if name == "tiny" else os.path.join(ARTIFACTS, name)
 
 
+def runner_cache(name):
+    """Where the runner built with artifact `name` is kept: one build per
+    artifact directory, not per name. Two artifact sets holding an example of
+    the same name (an A/B comparison) must not share one, and the runner
+    rebuilds only when its sources are newer than its binary, which a
+    carried, older artifact is not (it ran the first set's kernel for both)."""
+    d = os.path.realpath(artifact_dir(name))
+    return os.path.join("/tmp", "argus-runner-build", "%s-%08x" % (name, zlib.crc32(d.encode())))
+
+
 def sh(cmd, timeout=60):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=timeout).stdout.strip()
@@ -44,7 +55,7 @@ def build(name):
     if not os.path.isfile(os.path.join(d, "kernels.cu")):
         return name, False, "no artifact at %s (run tests/gpu/prepare.sh here and carry tests/gpu/artifacts)" % d, 0.0
     env = dict(os.environ)
-    env.setdefault("ARGUS_RUNNER_CACHE", os.path.join("/tmp", "argus-runner-build", name))
+    env.setdefault("ARGUS_RUNNER_CACHE", runner_cache(name))
     p = subprocess.run([RUNNER, d, "--build-only"], capture_output=True, text=True, env=env, timeout=900)
     msg = p.stdout.strip() if p.returncode == 0 else (p.stdout + p.stderr)[-3000:]
     return name, p.returncode == 0, msg, time.time() - start
@@ -58,7 +69,7 @@ def run_case(case):
     if expect == "refuse":
         args += ["--expect-refusal", "--no-timing"]
     env = dict(os.environ)
-    env.setdefault("ARGUS_RUNNER_CACHE", os.path.join("/tmp", "argus-runner-build", name))
+    env.setdefault("ARGUS_RUNNER_CACHE", runner_cache(name))
     start = time.time()
     try:
         p = subprocess.run(args, capture_output=True, text=True, env=env, timeout=CASE_TIMEOUT)
