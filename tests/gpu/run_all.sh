@@ -5,6 +5,9 @@
 #   here:        bash tests/gpu/prepare.sh            # argus compile --target sm90 -> tests/gpu/artifacts/
 #   device tool: run(command="bash tests/gpu/run_all.sh", carry=["tests/gpu/artifacts"])
 #
+# A/B: two artifact sets with an example of the same name (ARGUS_GPU_ARTIFACTS=
+# build/gpu-a, then build/gpu-b) get one runner build each (run_all.py, runner_cache).
+#
 # It builds argus-runner with each artifact (nvcc there), runs every sm90
 # example at the sizes in tests/gpu/cases.py (tile multiples, sizes that are
 # not tile multiples where the assume allows them, and sizes the assume
