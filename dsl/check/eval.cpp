@@ -155,13 +155,23 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
   const bool is_float = a.is_float || b.is_float || op == BinaryOp::Div;
   const bool uniform = a.uniform && b.uniform;
   if (!a.uniform && !b.uniform && a.elems == b.elems) {
-    // Both per thread with one shape: element-wise over the arrays. Threads
-    // outside the mask get values too; nobody reads them.
+    // Both per thread with one shape: element-wise over the arrays, from the
+    // first to the last thread of the mask (a role's agent holds one
+    // warpgroup of the block). Threads between them outside the mask get
+    // values too; nobody reads them.
     Value out = make_data(a.dtype, elems, is_float);
-    const size_t n = out.ints.size();
+    size_t first_lane = 0, end_lane = 0;
+    for (size_t lane = 0; lane < m.size(); ++lane)
+      if (m[lane]) {
+        if (end_lane == 0)
+          first_lane = lane;
+        end_lane = lane + 1;
+      }
+    const size_t from = first_lane * static_cast<size_t>(elems);
+    const size_t n = std::min(out.ints.size(), end_lane * static_cast<size_t>(elems));
     if (!is_float) {
       size_t failed = n;
-      for (size_t i = 0; i < n; ++i) {
+      for (size_t i = from; i < n; ++i) {
         const int_eval::IntResult r = int_eval::binary(op, a.ints[i], b.ints[i]);
         out.ints[i] = r.value;
         // Only threads of the mask count: the others' values are never read.
@@ -173,11 +183,11 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
                          static_cast<int64_t>(failed / static_cast<size_t>(elems)), at);
     }
     if (!a.tags.empty() && !b.tags.empty()) {
-      out.tags.resize(n);
-      for (size_t i = 0; i < n; ++i)
+      out.tags.resize(out.ints.size());
+      for (size_t i = from; i < n; ++i)
         out.tags[i] = join(a.tags[i], b.tags[i]);
       if (trace_) [[unlikely]]
-        for (size_t i = 0; i < n; ++i)
+        for (size_t i = from; i < n; ++i)
           out.tags[i].origin = traced_origin(a.tags[i], b.tags[i]);
     } else if (!a.tags.empty() || !b.tags.empty()) {
       out.tags = a.tags.empty() ? b.tags : a.tags;
