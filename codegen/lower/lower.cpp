@@ -461,9 +461,9 @@ void Lowerer::fill_wgmma_fences() {
   std::string fences;
   for (const std::string &name : wgmma_accumulators_)
     fences += (fences.empty() ? "" : " ") + std::string("argus_register_fence(") + name + ");";
-  for (const auto &[name, elements] : wgmma_packed_fragments_)
-    fences += (fences.empty() ? "" : " ") + std::string("argus_pack_fence(") + name + ", argus_packed_" +
-              name + ");";
+  for (const std::string &name : wgmma_packed_fragments_)
+    fences += (fences.empty() ? "" : " ") + std::string("argus_pack_fence(") + name +
+              ", argus_packed_" + name + ");";
   std::string body = body_.str();
   for (size_t at = body.find(kWgmmaFenceMarker); at != std::string::npos;
        at = body.find(kWgmmaFenceMarker, at + fences.size())) {

@@ -111,7 +111,7 @@ public:
   std::set<std::string> wgmma_accumulators_;
   // 16-bit register arrays read as wgmma A fragments: packed at every
   // wgmma_fence into argus_packed_NAME (argus_pack_fence), which the wgmma read.
-  std::map<std::string, int64_t> wgmma_packed_fragments_; // name → elements
+  std::set<std::string> wgmma_packed_fragments_;
 
   // lower.cpp
   void error(const Range &range, const std::string &message);

@@ -1334,7 +1334,7 @@ std::optional<std::vector<std::string>> Lowerer::packed_fragment(const View &a) 
   }
   if (expected != 8 || (a.offset.multiple_of() != 0 && a.offset.multiple_of() % 4 != 0))
     return std::nullopt;
-  wgmma_packed_fragments_[buf.name] = buf.elements;
+  wgmma_packed_fragments_.insert(buf.name);
   std::vector<std::string> out;
   for (int64_t i = 0; i < 4; ++i)
     out.push_back("argus_packed_" + buf.name + "[" +

@@ -66,11 +66,10 @@ std::vector<Mask> Agents::side_agents(const std::vector<ast::StmtPtr> &body, con
   for (const auto &st : body)
     named = named || (st && machine_.has_named_barrier(*st));
   std::vector<Mask> out;
-  constexpr size_t kWarpgroup = 128;
   if (named)
-    for (size_t w0 = 0; w0 < lanes.size(); w0 += kWarpgroup) {
+    for (size_t w0 = 0; w0 < lanes.size(); w0 += static_cast<size_t>(kWarpgroup)) {
       Mask m(lanes.size(), 0);
-      for (size_t l = w0; l < std::min(lanes.size(), w0 + kWarpgroup); ++l)
+      for (size_t l = w0; l < std::min(lanes.size(), w0 + static_cast<size_t>(kWarpgroup)); ++l)
         m[l] = lanes[l];
       if (machine_.any(m))
         out.push_back(std::move(m));

@@ -726,10 +726,12 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
       // and tiles were checked at the instances already (a K loop grown on
       // the 18-block instance ran 18 blocks for the iterations one needs).
       // Where the loops did not run there at all, grown from the last instead.
+      auto first_target = [&](const std::map<std::string, int64_t> &from) {
+        return std::max(factor() * from.at(size), from.at(size) + std::min<int64_t>(step, 1 << 20));
+      };
       auto at = cheapest_with(base, size);
       bool cheap = at != base;
-      int64_t target =
-          std::max(factor() * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
+      int64_t target = first_target(at);
       for (int attempt = 0; attempt < 3 && still_short(); ++attempt) {
         auto grown = grow_instance(file, kernel, at, target, options.query_timeout_ms, {size});
         if (!grown)
@@ -738,7 +740,7 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         if (cheap && !runs_loops_of(size, *grown)) {
           cheap = false;
           at = base;
-          target = std::max(factor() * at.at(size), at.at(size) + std::min<int64_t>(step, 1 << 20));
+          target = first_target(at);
           continue;
         }
         at = *grown;

@@ -160,13 +160,7 @@ Value Machine::binary(BinaryOp op, const Value &a, const Value &b, const Mask &m
     // warpgroup of the block). Threads between them outside the mask get
     // values too; nobody reads them.
     Value out = make_data(a.dtype, elems, is_float);
-    size_t first_lane = 0, end_lane = 0;
-    for (size_t lane = 0; lane < m.size(); ++lane)
-      if (m[lane]) {
-        if (end_lane == 0)
-          first_lane = lane;
-        end_lane = lane + 1;
-      }
+    const auto [first_lane, end_lane] = active_span(m);
     const size_t from = first_lane * static_cast<size_t>(elems);
     const size_t n = std::min(out.ints.size(), end_lane * static_cast<size_t>(elems));
     if (!is_float) {

@@ -41,6 +41,8 @@ using sema::Symbol;
 // mixed (⊤) or has a value. Field names are interned per kernel.
 
 constexpr int kMaxFields = 8;
+// Threads of a warpgroup (wgmma's unit; a ping-pong role's agent).
+constexpr int64_t kWarpgroup = 128;
 constexpr int32_t kAbsent = INT32_MIN;
 constexpr int32_t kTop = INT32_MIN + 1;
 
@@ -541,6 +543,15 @@ public:
   int64_t first_active(const Mask &m) const {
     const auto it = std::find(m.begin(), m.end(), uint8_t{1});
     return it == m.end() ? 0 : static_cast<int64_t>(it - m.begin());
+  }
+  // [first, end) of the active threads of `m` (empty: {0, 0}).
+  static std::pair<size_t, size_t> active_span(const Mask &m) {
+    const auto active = [](uint8_t x) { return x != 0; };
+    const auto first = std::find_if(m.begin(), m.end(), active);
+    if (first == m.end())
+      return {0, 0};
+    const auto last = std::find_if(m.rbegin(), m.rend(), active);
+    return {static_cast<size_t>(first - m.begin()), static_cast<size_t>(m.rend() - last)};
   }
   Value make_data(ScalarKind dtype, int elems, bool is_float) const;
   Mask full_mask() const { return Mask(static_cast<size_t>(lanes_), 1); }

@@ -15,8 +15,6 @@ using ast::Expr;
 
 namespace {
 
-constexpr int64_t kWarpgroup = 128;
-
 // "wgmma_m64n128k16_bf16" for the layout table and messages.
 std::string wgmma_name(BuiltinId id, int n) {
   switch (id) {
