@@ -3,57 +3,13 @@
 // cp.async (pending until its wait), buffer loads.
 #include "call_args.h"
 #include "machine.h"
-
-#include "argus/layout/tv_layouts.h"
+#include "operand_map.h"
 
 #include <algorithm>
 
 namespace argus::check::detail {
 
 using ast::Expr;
-
-namespace {
-
-// Element (row, col) of an operand matrix → (thread, value) that holds it.
-struct OperandMap {
-  int rows = 0, cols = 0, threads = 0, values = 0;
-  std::vector<int> thread, value; // [row + rows * col]
-  bool ok = false;
-};
-
-OperandMap operand_map(const std::string &instruction, const char *operand) {
-  OperandMap map;
-  const layout::TvLayout *tv = layout::find_tv_entry(instruction, operand);
-  if (!tv || layout::is_broadcast(*tv))
-    return map;
-  map.rows = tv->rows;
-  map.cols = tv->cols;
-  map.threads = tv->threads;
-  map.values = layout::values_per_thread(*tv);
-  map.thread.assign(static_cast<size_t>(map.rows * map.cols), -1);
-  map.value.assign(map.thread.size(), -1);
-  for (int v = 0; v < map.values; ++v)
-    for (int t = 0; t < map.threads; ++t) {
-      auto idx = tv->layout(static_cast<int64_t>(t) + static_cast<int64_t>(map.threads) * v);
-      if (!idx.ok() || *idx < 0 || *idx >= static_cast<int64_t>(map.thread.size()))
-        return map;
-      map.thread[static_cast<size_t>(*idx)] = t;
-      map.value[static_cast<size_t>(*idx)] = v;
-    }
-  map.ok = true;
-  return map;
-}
-
-const OperandMap &cached_map(const std::string &instruction, const char *operand) {
-  static thread_local std::map<std::string, OperandMap> cache;
-  const std::string key = instruction + "/" + operand;
-  auto it = cache.find(key);
-  if (it == cache.end())
-    it = cache.emplace(key, operand_map(instruction, operand)).first;
-  return it->second;
-}
-
-} // namespace
 
 Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   if (is_matrix_multiply(id))
@@ -216,9 +172,9 @@ Value Machine::matrix_multiply(BuiltinId id, const Expr &call, const Mask &m) {
   if (call.arg_count() < 3)
     return Value{};
   const std::string inst(builtin_short_name(id));
-  const OperandMap &ma = cached_map(inst, "A");
-  const OperandMap &mb = cached_map(inst, "B");
-  const OperandMap &mc = cached_map(inst, "C");
+  const OperandMap &ma = operand_map(inst, "A");
+  const OperandMap &mb = operand_map(inst, "B");
+  const OperandMap &mc = operand_map(inst, "C");
   Value a = data(call.arg(0), m), b = data(call.arg(1), m), c = data(call.arg(2), m);
   if (!ma.ok || !mb.ok || !mc.ok || a.kind != ValueKind::Data || b.kind != ValueKind::Data ||
       c.kind != ValueKind::Data || a.elems != ma.values || b.elems != mb.values ||

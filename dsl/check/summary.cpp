@@ -267,8 +267,15 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
     add("stores", calls.has(BuiltinId::Tag), Verdict::Instances,
         "the store contract of tagged tensors " + at + "; not proved for all sizes: " +
             (reach.stores_why.empty() ? "the proof did not run" : reach.stores_why));
-  add("operands", has_mma, Verdict::Instances,
-      "the matrix-instruction operand contract " + at + not_symbolic);
+  if (reach.operands_proved)
+    add("operands", has_mma, Verdict::AllSizes,
+        "A's column k and B's row k of every matrix instruction agree on every field both "
+        "carry, for every k, proved by Z3 for all sizes" +
+            history);
+  else
+    add("operands", has_mma, Verdict::Instances,
+        "the matrix-instruction operand contract " + at + "; not proved for all sizes: " +
+            (reach.operands_why.empty() ? "the proof did not run" : reach.operands_why));
   add("initialization", true, Verdict::Instances,
       "reads of shared and register memory before any write " + at);
   add("barriers",

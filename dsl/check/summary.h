@@ -23,6 +23,8 @@ struct ProofReach {
   bool tags_proved = false;             // every assert_tag field proved for all sizes
   bool stores_proved = false;           // every store into a tagged tensor, likewise
   std::string tags_why, stores_why;     // when not: why
+  bool operands_proved = false;         // every matrix instruction's operand contract, likewise
+  std::string operands_why;
   // The bounds proof's solver with the kernel's facts (sizes, ids, assume),
   // every query of it in a scope of its own: later proofs of the kernel reuse
   // it (a new default solver costs ~6 ms to create and check first).

@@ -25,6 +25,7 @@
 // counterexample is quantifier-free: each fresh copy is a set of new
 // constants. What is not modelled makes the obligation unknown, never true.
 #include "machine.h"
+#include "operand_map.h"
 #include "prover.h"
 #include "summary.h"
 #include "symbolic.h"
@@ -65,6 +66,7 @@ struct Root {
   Space space = Space::Global;
   size_t rank = 0;
   std::vector<int64_t> strides; // row-major, shared and local memory (constant extents)
+  std::vector<int64_t> extents; // shared and local memory
   // Global, tagged: each declared field as a term of `coords`.
   std::vector<z3::expr> coords;
   std::map<std::string, z3::expr> declared;
@@ -84,7 +86,10 @@ struct Write {
   int value = -1;
 };
 
-// One field an assert_tag or a store into a tagged tensor promises.
+using Subst = std::vector<std::pair<z3::expr, z3::expr>>;
+
+// One field an assert_tag or a store into a tagged tensor promises, or (for
+// `operands`) that the two operands of a matrix instruction agree on.
 struct Obligation {
   bool store = false; // same(v) for a store, holds(v) for assert_tag
   int context = -1;
@@ -92,9 +97,16 @@ struct Obligation {
   std::string field;
   std::optional<z3::expr> expected;
   const Stmt *stmt = nullptr;
+  // A matrix instruction: A's element `value` (read by the thread `a_lane`
+  // substitutes) and B's element `value_b` (by `b_lane`'s) meet at one k;
+  // `meet` states where (the two threads of one warp, their registers, the
+  // layouts, both on the statement's path). Refuted by: some f of A is not
+  // `expected` while B's f can be `expected` (a fresh constant).
+  bool operands = false;
+  int value_b = -1;
+  Subst a_lane{}, b_lane{};
+  std::optional<z3::expr> meet{};
 };
-
-using Subst = std::vector<std::pair<z3::expr, z3::expr>>;
 
 class TagProof {
 public:
@@ -107,12 +119,14 @@ public:
     prover_.collect();
   }
 
-  // Proves every obligation; `tags_why` / `stores_why` say why not (empty: proved).
+  // Proves every obligation; `tags_why` / `stores_why` / `operands_why` say
+  // why not (empty: proved).
   void run(bool global_bounds_proved, z3::solver &shared, KernelReport &report,
-           std::string &tags_why, std::string &stores_why) {
+           std::string &tags_why, std::string &stores_why, std::string &operands_why) {
     const auto refuse_all = [&](const std::string &why) {
       tags_why = why;
       stores_why = why;
+      operands_why = why;
     };
     if (!refused_.empty())
       return refuse_all(refused_);
@@ -123,6 +137,15 @@ public:
                         "elements by their indices)");
     if (!tags_unmodeled_.empty())
       tags_why = tags_unmodeled_;
+    if (!operands_unmodeled_.empty())
+      operands_why = operands_unmodeled_;
+    if (operands_why.empty() && operand_statements_ != matrix_calls(kernel_.function->body))
+      operands_why = "a matrix instruction the proof does not reach (inside an expression, or in "
+                     "a statement it does not follow)";
+    expand_operand_fields();
+    const auto why_of = [&](const Obligation &o) -> std::string & {
+      return o.operands ? operands_why : o.store ? stores_why : tags_why;
+    };
     // The bounds proof's solver holds the same facts over the same names (the
     // same kernel walked in the same order); each query in a scope of its own.
     z3::solver &solver = shared;
@@ -130,7 +153,7 @@ public:
     // negated); those the proof cannot state say why.
     std::vector<std::pair<const Obligation *, z3::expr>> open;
     for (const Obligation &o : obligations_) {
-      std::string &why = o.store ? stores_why : tags_why;
+      std::string &why = why_of(o);
       if (!why.empty() || reported_at(report, o))
         continue;
       std::string reason;
@@ -143,9 +166,11 @@ public:
       return;
     std::vector<const Obligation *> proved;
     for (const auto &[o, cex] : open) {
-      std::string &why = o->store ? stores_why : tags_why;
+      std::string &why = why_of(*o);
       if (!why.empty())
         continue;
+      if (reported_at(report, *o))
+        continue; // one error per statement (another field or register pair found it)
       if (std::any_of(proved.begin(), proved.end(),
                       [&, o = o](const Obligation *p) { return implies(*p, *o); })) {
         ++report.proofs;
@@ -165,8 +190,8 @@ public:
   // A proved assert_tag of a read implies the store of that very read (same
   // cell, same path, same field and value): present and E is absent or E.
   bool implies(const Obligation &a, const Obligation &b) const {
-    if (a.store || !b.store || a.field != b.field || !a.expected || !b.expected ||
-        !z3::eq(*a.expected, *b.expected))
+    if (a.store || !b.store || a.operands || b.operands || a.field != b.field || !a.expected ||
+        !b.expected || !z3::eq(*a.expected, *b.expected))
       return false;
     const Node &x = nodes_[static_cast<size_t>(a.value)], &y = nodes_[static_cast<size_t>(b.value)];
     if (x.kind != Node::Kind::Read || y.kind != Node::Kind::Read || x.root != y.root ||
@@ -221,6 +246,8 @@ private:
         loop_vars_.push_back(*scope.var);
     if (s.kind == StmtKind::For && s.target && s.target->kind == ExprKind::Name)
       loop_symbols_.insert(prover_.symbol(*s.target));
+    if (const Expr *mma = matrix_instruction(s))
+      return matrix_instruction_statement(s, *mma);
     check_uses(s);
     switch (s.kind) {
     case StmtKind::Expr:
@@ -257,6 +284,212 @@ private:
     default:
       break;
     }
+  }
+
+  // ------------------------------------------------- matrix instructions
+
+  const Expr *matrix_instruction(const Stmt &s) const {
+    if ((s.kind == StmtKind::Assign || s.kind == StmtKind::AnnAssign || s.kind == StmtKind::Expr) &&
+        s.value && s.value->kind == ExprKind::Call &&
+        is_matrix_multiply(sema_.builtin_of(*s.value)))
+      return s.value.get();
+    return nullptr;
+  }
+
+  void operands_unmodeled(const std::string &why, const Stmt &s) {
+    if (operands_unmodeled_.empty())
+      operands_unmodeled_ = why + " (line " + std::to_string(s.range.begin.line + 1) + ")";
+  }
+
+  // `acc = mma(a, b, acc)`: the operand contract as an obligation, and the
+  // result a value the proof does not follow (tags through the accumulator
+  // are the interpreter's, at the instances).
+  void matrix_instruction_statement(const Stmt &s, const Expr &call) {
+    const BuiltinId id = sema_.builtin_of(call);
+    const Expr *target = s.kind == StmtKind::Assign && s.targets.size() == 1 ? s.targets[0].get()
+                         : s.kind == StmtKind::AnnAssign                     ? s.target.get()
+                                                                             : nullptr;
+    if (s.kind == StmtKind::Assign && s.targets.size() != 1)
+      return refuse("a matrix instruction assigned to several targets", s);
+    ++operand_statements_;
+    if (target)
+      clobber(s, *target,
+              "the result of " + builtin_name(id) +
+                  " (its tags are the "
+                  "interpreter's: the proof does not follow an accumulator yet)");
+    if (!prover_.exact_here())
+      return operands_unmodeled("a matrix instruction under a condition or loop the proof "
+                                "does not follow",
+                                s);
+    if (prover_.block_dim(1) != 1 || prover_.block_dim(2) != 1)
+      return operands_unmodeled("a matrix instruction in a block of more than one dimension "
+                                "(its warps are not modelled)",
+                                s);
+    const std::string inst(builtin_short_name(id));
+    const OperandMap &ma = operand_map(inst, "A");
+    const OperandMap &mb = operand_map(inst, "B");
+    if (!ma.ok || !mb.ok || ma.threads != mb.threads || ma.cols != mb.cols || call.arg_count() < 2)
+      return operands_unmodeled("no thread-value layout of " + inst + "'s operands", s);
+    std::string why;
+    auto a = fragment(call.arg(0), ma.values, why);
+    auto b = a ? fragment(call.arg(1), mb.values, why) : std::nullopt;
+    if (!a || !b)
+      return operands_unmodeled(why, s);
+    // Two threads of one warp: `la` holding A's (i, k) in its register `va`
+    // and `lb` holding B's (j, k) in `vb`, for some k. One obligation per
+    // pair of registers that meet at some k, with the lanes that hold them
+    // (the registers concrete: the fragments' writes then index by numbers).
+    const int W = ma.threads, M = ma.rows, N = mb.rows, K = ma.cols;
+    const auto named = [&](const char *what) {
+      return ctx_.int_const(("mma." + std::string(what) + "!" + std::to_string(fresh_++)).c_str());
+    };
+    const z3::expr w = named("warp"), la = named("a_lane"), lb = named("b_lane");
+    const z3::expr width = ctx_.int_val(W);
+    // The division the kernel's lane_id() and warp_id() make of each thread,
+    // stated (the same terms, so Z3 need not work it out by cases).
+    const z3::expr lanes = w >= 0 && width * (w + 1) <= ctx_.int_val(prover_.block_dim(0)) &&
+                           la >= 0 && la < width && lb >= 0 && lb < width &&
+                           (width * w + la) / width == w && (width * w + lb) / width == w;
+    const z3::expr tid = prover_.thread_ids()[0];
+    const Subst a_lane{{tid, width * w + la}}, b_lane{{tid, width * w + lb}};
+    const int context = here();
+    const z3::expr &path = contexts_[static_cast<size_t>(context)].path;
+    const z3::expr on_path = apply(a_lane, path) && apply(b_lane, path);
+    for (int va = 0; va < ma.values; ++va)
+      for (int vb = 0; vb < mb.values; ++vb) {
+        z3::expr at_k = ctx_.bool_val(false);
+        bool any = false;
+        for (int k = 0; k < K; ++k) {
+          z3::expr in_a = ctx_.bool_val(false), in_b = ctx_.bool_val(false);
+          bool some_a = false, some_b = false;
+          for (int i = 0; i < M; ++i)
+            if (const auto e = static_cast<size_t>(i + M * k); ma.value[e] == va) {
+              in_a = in_a || la == ma.thread[e];
+              some_a = true;
+            }
+          for (int j = 0; j < N; ++j)
+            if (const auto e = static_cast<size_t>(j + N * k); mb.value[e] == vb) {
+              in_b = in_b || lb == mb.thread[e];
+              some_b = true;
+            }
+          if (some_a && some_b) {
+            at_k = at_k || (in_a && in_b);
+            any = true;
+          }
+        }
+        if (!any)
+          continue;
+        Obligation o;
+        o.operands = true;
+        o.context = context;
+        o.stmt = &s;
+        o.a_lane = a_lane;
+        o.b_lane = b_lane;
+        o.meet = lanes && at_k.simplify() && on_path;
+        auto a_index = a->second, b_index = b->second;
+        a_index.push_back(ctx_.int_val(va));
+        b_index.push_back(ctx_.int_val(vb));
+        o.value = read_root(a->first, std::move(a_index));
+        o.value_b = read_root(b->first, std::move(b_index));
+        operand_meets_.push_back(std::move(o));
+      }
+  }
+
+  size_t matrix_calls(const Expr &e) const {
+    size_t n = e.kind == ExprKind::Call && is_matrix_multiply(sema_.builtin_of(e)) ? 1 : 0;
+    for (const auto &op : e.operands)
+      if (op)
+        n += matrix_calls(*op);
+    for (const auto &k : e.keywords)
+      if (k.value)
+        n += matrix_calls(*k.value);
+    return n;
+  }
+
+  size_t matrix_calls(const std::vector<ast::StmtPtr> &body) const {
+    size_t n = 0;
+    for (const auto &sp : body) {
+      for (const auto &t : sp->targets)
+        n += matrix_calls(*t);
+      for (ast::ExprPtr Stmt::*f : {&Stmt::target, &Stmt::annotation, &Stmt::value})
+        if (const auto &e = (*sp).*f)
+          n += matrix_calls(*e);
+      n += matrix_calls(sp->body) + matrix_calls(sp->orelse);
+    }
+    return n;
+  }
+
+  // A register fragment of `values` elements: a make_local / full tensor of
+  // that many, or a row of one (all indices but the last). Its root and the
+  // indices of the row.
+  std::optional<std::pair<const sema::Symbol *, std::vector<z3::expr>>>
+  fragment(const Expr &e, int values, std::string &why) {
+    const Expr *base = e.kind == ExprKind::Subscript ? e.operands[0].get() : &e;
+    const sema::Symbol *sym = base->kind == ExprKind::Name ? prover_.symbol(*base) : nullptr;
+    auto it = sym ? roots_.find(sym) : roots_.end();
+    if (it == roots_.end() || it->second.space != Space::Local || it->second.extents.empty() ||
+        it->second.extents.back() != values) {
+      why = "a matrix instruction operand that is not a register fragment of " +
+            std::to_string(values) +
+            " values (a make_local tensor, or a row of one, assigned "
+            "once)";
+      return std::nullopt;
+    }
+    std::vector<z3::expr> prefix;
+    const size_t given = e.kind == ExprKind::Subscript ? e.operands.size() - 1 : 0;
+    if (given + 1 != it->second.rank) {
+      why = "a matrix instruction operand that names part of a fragment";
+      return std::nullopt;
+    }
+    for (size_t d = 1; d <= given; ++d) {
+      auto t = prover_.integer(*e.operands[d]);
+      if (!t) {
+        why = "a matrix instruction operand whose index is not a closed form";
+        return std::nullopt;
+      }
+      prefix.push_back(*t);
+    }
+    it->second.accessed = true;
+    return std::make_pair(sym, std::move(prefix));
+  }
+
+  // The target of a matrix instruction: each of its cells gets a value the
+  // proof does not follow, so every read that may see it is not proved.
+  void clobber(const Stmt &s, const Expr &target, const std::string &why) {
+    const Expr *base = target.kind == ExprKind::Subscript ? target.operands[0].get() : &target;
+    const sema::Symbol *sym = base->kind == ExprKind::Name ? prover_.symbol(*base) : nullptr;
+    auto it = sym ? roots_.find(sym) : roots_.end();
+    if (it == roots_.end())
+      return; // not followed: its reads are not proved anyway
+    if (it->second.space == Space::Global)
+      return refuse("a matrix instruction's result written to global memory", s);
+    Root &r = it->second;
+    r.accessed = true;
+    Write w;
+    w.root = sym;
+    w.context = here();
+    for (size_t d = 0; d < r.rank; ++d)
+      w.index.push_back(ctx_.int_const(("mma.cell!" + std::to_string(fresh_++)).c_str()));
+    w.value = unknown(why);
+    r.writes.push_back(writes_.size());
+    writes_.push_back(std::move(w));
+  }
+
+  // One obligation per field a tensor is tagged with: A's and B's elements
+  // that meet agree on it wherever both have it.
+  void expand_operand_fields() {
+    std::set<std::string> fields;
+    for (const auto &[sym, root] : roots_)
+      for (const auto &[field, term] : root.declared)
+        fields.insert(field);
+    for (const Obligation &meet : operand_meets_)
+      for (const std::string &f : fields) {
+        Obligation o = meet;
+        o.field = f;
+        o.expected = ctx_.int_const(("mma.field!" + std::to_string(fresh_++)).c_str());
+        obligations_.push_back(std::move(o));
+      }
+    operand_meets_.clear();
   }
 
   int here() {
@@ -544,6 +777,7 @@ private:
       extents.push_back(*d.value);
     }
     r.rank = extents.size();
+    r.extents = extents;
     r.strides.assign(extents.size(), 1);
     for (size_t d = extents.size(); d-- > 1;)
       r.strides[d - 1] = r.strides[d] * extents[d];
@@ -756,6 +990,24 @@ private:
     return x == y;
   }
 
+  // Whether the copy `ws` of write `w` reaches the cell `cell` read under `s`:
+  // its path holds and the cell is the same; and for a register tensor made
+  // in a loop, which is a new tensor in every iteration, the write is of the
+  // read's iteration of the loops around the making.
+  z3::expr reaches_read(const Root &r, const Write &w, const Subst &ws, const Subst &s,
+                        const z3::expr &range, const std::vector<z3::expr> &cell) {
+    std::vector<z3::expr> at;
+    for (const z3::expr &i : w.index)
+      at.push_back(apply(ws, i));
+    z3::expr out = range && apply(ws, contexts_[static_cast<size_t>(w.context)].path) &&
+                   same_cell(r, at, cell);
+    if (r.space == Space::Local && r.def_context >= 0)
+      for (const Scope &scope : contexts_[static_cast<size_t>(r.def_context)].scopes)
+        if (scope.var)
+          out = out && apply(ws, *scope.var) == apply(s, *scope.var);
+    return out;
+  }
+
   struct Goal {
     const std::string &field;
     const z3::expr &expected;
@@ -838,6 +1090,76 @@ private:
     return std::nullopt;
   }
 
+  // f of node n can be present and E: some write that can reach gives it.
+  // An over-approximation, as the counterexample query needs (this appears
+  // positively in it): a join's f, when present and not mixed, is one of its
+  // operands' present f.
+  Term possibly(int n, const Subst &s, Goal &g) {
+    if (--g.budget < 0)
+      return fail(g, "the value's history is too large for the proof");
+    const Node &node = nodes_[static_cast<size_t>(n)];
+    switch (node.kind) {
+    case Node::Kind::Absent:
+      return ctx_.bool_val(false);
+    case Node::Kind::Unknown:
+      return fail(g, node.why);
+    case Node::Kind::Join:
+    case Node::Kind::Either: {
+      z3::expr some = ctx_.bool_val(false);
+      for (int c : node.children) {
+        Term t = possibly(c, s, g);
+        if (!t)
+          return std::nullopt;
+        some = some || *t;
+      }
+      return some;
+    }
+    case Node::Kind::Read:
+      return possibly_read(node, s, g);
+    }
+    return std::nullopt;
+  }
+
+  Term possibly_read(const Node &node, const Subst &s, Goal &g) {
+    const Root &r = roots_.at(node.root);
+    if (g.open.count(node.root))
+      return fail(g, "a value of " + node.root->name + " that depends on " + node.root->name);
+    std::vector<z3::expr> cell;
+    for (const z3::expr &i : node.index)
+      cell.push_back(apply(s, i));
+    g.open.emplace(node.root, cell);
+    z3::expr some = ctx_.bool_val(false);
+    if (r.space == Space::Global && r.tagged)
+      if (auto f = r.declared.find(g.field); f != r.declared.end()) {
+        Subst at;
+        for (size_t d = 0; d < r.coords.size() && d < cell.size(); ++d)
+          at.emplace_back(r.coords[d], cell[d]);
+        some = apply(at, f->second) == g.expected;
+      }
+    for (size_t wi : r.writes) {
+      const Write &w = writes_[wi];
+      z3::expr range = ctx_.bool_val(true);
+      const Subst ws = copy_of(r.space, s, range);
+      Term t = possibly(w.value, ws, g);
+      if (!t) {
+        g.open.erase(node.root);
+        return std::nullopt;
+      }
+      some = some || (reaches_read(r, w, ws, s, range, cell) && *t);
+    }
+    if (r.fill >= 0) {
+      z3::expr range = ctx_.bool_val(true);
+      Term t = possibly(r.fill, copy_of(Space::Local, s, range), g);
+      if (!t) {
+        g.open.erase(node.root);
+        return std::nullopt;
+      }
+      some = some || *t;
+    }
+    g.open.erase(node.root);
+    return some;
+  }
+
   // A read of a cell is one of the writes the cell had (or its first state:
   // a global tensor's tag(), a local's fill, or no write at all, which the
   // interpreter reports as an uninitialized read and assertions skip).
@@ -878,8 +1200,7 @@ private:
       std::vector<z3::expr> at;
       for (const z3::expr &i : w.index)
         at.push_back(apply(ws, i));
-      const z3::expr reaches = range && apply(ws, contexts_[static_cast<size_t>(w.context)].path) &&
-                               same_cell(r, at, cell);
+      const z3::expr reaches = reaches_read(r, w, ws, s, range, cell);
       // The last plain write decides presence; updates after it must agree.
       Term t = present && !w.aug ? holds(w.value, ws, g) : same(w.value, ws, g);
       if (!t) {
@@ -973,7 +1294,9 @@ private:
     return some;
   }
 
-  static const char *check_of(const Obligation &o) { return o.store ? "store" : "assert_tag"; }
+  static const char *check_of(const Obligation &o) {
+    return o.operands ? "mma-operands" : o.store ? "store" : "assert_tag";
+  }
 
   static bool reported_at(const KernelReport &report, const Obligation &o) {
     for (const Violation &v : report.violations)
@@ -984,8 +1307,10 @@ private:
   }
 
   std::string what(const Obligation &o) const {
-    return std::string(o.store ? "the store at " : "the assert_tag at ") + "line " +
-           std::to_string(o.stmt->range.begin.line + 1) + ", field " + o.field;
+    return std::string(o.operands ? "the matrix instruction at "
+                       : o.store  ? "the store at "
+                                  : "the assert_tag at ") +
+           "line " + std::to_string(o.stmt->range.begin.line + 1) + ", field " + o.field;
   }
 
   // The obligation's path and its goal negated, or nothing (`why` says why).
@@ -995,6 +1320,17 @@ private:
       return std::nullopt;
     }
     Goal g{o.field, *o.expected, 400, {}, {}};
+    if (o.operands) {
+      // Some f of A's element is not E while B's can be E: they disagree
+      // (or A's is mixed).
+      const Term a = same(o.value, o.a_lane, g);
+      const Term b = a ? possibly(o.value_b, o.b_lane, g) : std::nullopt;
+      if (!a || !b) {
+        why = what(o) + ": " + g.why;
+        return std::nullopt;
+      }
+      return *o.meet && !*a && *b;
+    }
     const Term goal = o.store ? same(o.value, {}, g) : holds(o.value, {}, g);
     if (!goal) {
       why = what(o) + ": " + g.why;
@@ -1019,7 +1355,7 @@ private:
       return what(o) + ": Z3 did not decide it within " +
              std::to_string(options_.query_timeout_ms) + " ms";
     ++report.proof_failures;
-    if (replay(o, cex, report))
+    if (replay(solver, o, cex, report))
       return {};
     return what(o) + ": Z3 found sizes, threads or iterations where the proof's "
                      "over-approximation of the value's history does not give it, and the "
@@ -1028,7 +1364,8 @@ private:
 
   // The smallest sizes (then the lowest block) of a counterexample, run on
   // the interpreter: only a mismatch it finds there is reported.
-  bool replay(const Obligation &o, const z3::expr &counterexample, KernelReport &report) {
+  bool replay(z3::solver &solver, const Obligation &o, const z3::expr &counterexample,
+              KernelReport &report) {
     z3::optimize opt(ctx_);
     z3::params op(ctx_);
     op.set("timeout", options_.query_timeout_ms);
@@ -1039,9 +1376,16 @@ private:
     opt.minimize(prover_.size_sum());
     for (size_t d = 3; d-- > 0;)
       opt.minimize(prover_.block_ids()[d]);
-    if (opt.check() != z3::sat)
+    std::optional<z3::model> found;
+    // A matrix instruction's operands: straight to the search (its layouts
+    // make a formula the optimizer does not finish within the query time).
+    if (!o.operands && opt.check() == z3::sat)
+      found = opt.get_model();
+    else
+      found = smallest_by_search(solver, counterexample);
+    if (!found)
       return false;
-    const z3::model model = opt.get_model();
+    const z3::model &model = *found;
     CheckerOptions concrete = options_;
     concrete.symbolic = false;
     // One block only: long loops of a large model run in full.
@@ -1056,6 +1400,55 @@ private:
         return true;
       }
     return false;
+  }
+
+  // Where Z3's optimizer gives up (a matrix instruction's layouts make a
+  // large formula): a model of the counterexample with its size sum halved
+  // while the solver finds one, then the lowest block it allows.
+  std::optional<z3::model> smallest_by_search(z3::solver &solver, const z3::expr &counterexample) {
+    solver.push();
+    solver.add(counterexample);
+    std::optional<z3::model> best;
+    if (solver.check() == z3::sat)
+      best = solver.get_model();
+    const z3::expr sum = prover_.size_sum();
+    for (int step = 0; best && step < 24; ++step) {
+      const int64_t high = best->eval(sum, true).get_numeral_int64();
+      if (high <= 0)
+        break;
+      solver.push();
+      solver.add(sum <= ctx_.int_val(high / 2));
+      const z3::check_result r = solver.check();
+      if (r == z3::sat)
+        best = solver.get_model();
+      solver.pop();
+      if (r != z3::sat) { // no model at half the sizes: try between
+        solver.push();
+        solver.add(sum < ctx_.int_val(high));
+        const bool smaller = solver.check() == z3::sat;
+        if (smaller)
+          best = solver.get_model();
+        solver.pop();
+        if (!smaller)
+          break;
+      }
+    }
+    if (best) {
+      solver.add(prover_.size_sum() == best->eval(sum, true));
+      for (size_t d = 3; d-- > 0;) {
+        solver.push();
+        solver.add(prover_.block_ids()[d] == 0);
+        if (solver.check() == z3::sat) {
+          best = solver.get_model();
+          solver.pop();
+          solver.add(prover_.block_ids()[d] == 0);
+        } else {
+          solver.pop();
+        }
+      }
+    }
+    solver.pop();
+    return best;
   }
 
   const CheckedFile &file_;
@@ -1075,8 +1468,11 @@ private:
   std::vector<Node> nodes_;
   std::vector<Write> writes_;
   std::vector<Obligation> obligations_;
-  std::string refused_;        // the kernel is outside the proof's fragment
-  std::string tags_unmodeled_; // an assertion the proof does not take
+  std::string refused_;                   // the kernel is outside the proof's fragment
+  std::string tags_unmodeled_;            // an assertion the proof does not take
+  std::string operands_unmodeled_;        // a matrix instruction the proof does not take
+  std::vector<Obligation> operand_meets_; // one per matrix instruction, fields not yet set
+  size_t operand_statements_ = 0;         // matrix instructions the walk reached
   size_t order_ = 0;
   int current_ = -1;
   const std::vector<z3::expr> *current_path_ = nullptr;
@@ -1091,16 +1487,19 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
   const auto refuse = [&](const std::string &why) {
     reach.tags_why = why;
     reach.stores_why = why;
+    reach.operands_why = why;
   };
   if (!options.symbolic)
     return refuse("the Z3 proofs are off");
   if (report.interrupted || options.cancelled() || options.past_deadline())
     return refuse("the check ran past its time limit");
   const Callees calls = calls_in(*file.sema, *kernel.function);
-  if (calls.any(is_intrinsic) || calls.has(BuiltinId::AsyncCommit) ||
-      calls.has(BuiltinId::AsyncWait))
-    return refuse("the kernel uses hardware intrinsics or async copies, which the proof does "
-                  "not model");
+  // Matrix instructions are in (their operand contract; not yet their
+  // accumulators); other intrinsics move data the proof does not see.
+  if (calls.any([](BuiltinId id) { return is_intrinsic(id) && !is_matrix_multiply(id); }) ||
+      calls.has(BuiltinId::AsyncCommit) || calls.has(BuiltinId::AsyncWait))
+    return refuse("the kernel uses hardware intrinsics other than matrix instructions (ldmatrix, "
+                  "wgmma, TMA, ...) or async copies, which the proof does not model");
   if (calls.any(is_atomic))
     return refuse("the kernel updates memory atomically (a write the proof's history does not "
                   "hold)");
@@ -1118,9 +1517,10 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
     return refuse("the bounds proof did not run");
   TagProof proof(file, kernel, options);
   proof.run(reach.global_accesses == reach.global_proved && reach.opaque_tensors.empty(),
-            *reach.kernel_solver, report, reach.tags_why, reach.stores_why);
+            *reach.kernel_solver, report, reach.tags_why, reach.stores_why, reach.operands_why);
   reach.tags_proved = reach.tags_why.empty();
   reach.stores_proved = reach.stores_why.empty();
+  reach.operands_proved = reach.operands_why.empty();
 }
 
 } // namespace argus::check::detail
