@@ -349,7 +349,8 @@ private:
     // stated (the same terms, so Z3 need not work it out by cases).
     const z3::expr lanes = w >= 0 && width * (w + 1) <= ctx_.int_val(prover_.block_dim(0)) &&
                            la >= 0 && la < width && lb >= 0 && lb < width &&
-                           (width * w + la) / width == w && (width * w + lb) / width == w;
+                           floor_div(linear_of(width * w + la), width) == w &&
+                           floor_div(linear_of(width * w + lb), width) == w;
     const z3::expr tid = prover_.thread_ids()[0];
     const Subst a_lane{{tid, width * w + la}}, b_lane{{tid, width * w + lb}};
     const int context = here();
@@ -417,6 +418,14 @@ private:
       n += matrix_calls(sp->body) + matrix_calls(sp->orelse);
     }
     return n;
+  }
+
+  // The block-linear thread index of x-thread `x`, built as the bounds
+  // prover builds lane_id() and warp_id() (the same terms: Z3 shares them).
+  z3::expr linear_of(const z3::expr &x) const {
+    const auto &t = prover_.thread_ids();
+    return x +
+           ctx_.int_val(prover_.block_dim(0)) * (t[1] + ctx_.int_val(prover_.block_dim(1)) * t[2]);
   }
 
   // A register fragment of `values` elements: a make_local / full tensor of
@@ -990,6 +999,22 @@ private:
     return x == y;
   }
 
+  // A register tensor of one dimension written at a loop variable's index
+  // (`a_frag[r] = ...` in `for r in range(8)`) reaches a read of cell `c`
+  // only in the iteration r = c: that copy's r is c itself (same_cell would
+  // state it; stated by substitution, Z3 need not find it inside the
+  // implications).
+  Subst pinned(const Root &r, const Write &w, Subst ws, const std::vector<z3::expr> &cell) {
+    if (r.space != Space::Local || r.rank != 1 || w.index.size() != 1 || cell.size() != 1 ||
+        std::none_of(loop_vars_.begin(), loop_vars_.end(),
+                     [&](const z3::expr &v) { return z3::eq(v, w.index[0]); }))
+      return ws;
+    for (auto &[from, to] : ws)
+      if (z3::eq(from, w.index[0]))
+        to = cell[0];
+    return ws;
+  }
+
   // Whether the copy `ws` of write `w` reaches the cell `cell` read under `s`:
   // its path holds and the cell is the same; and for a register tensor made
   // in a loop, which is a new tensor in every iteration, the write is of the
@@ -1139,7 +1164,7 @@ private:
     for (size_t wi : r.writes) {
       const Write &w = writes_[wi];
       z3::expr range = ctx_.bool_val(true);
-      const Subst ws = copy_of(r.space, s, range);
+      const Subst ws = pinned(r, w, copy_of(r.space, s, range), cell);
       Term t = possibly(w.value, ws, g);
       if (!t) {
         g.open.erase(node.root);
@@ -1196,7 +1221,7 @@ private:
     for (size_t wi : r.writes) {
       const Write &w = writes_[wi];
       z3::expr range = ctx_.bool_val(true);
-      const Subst ws = copy_of(r.space, s, range);
+      const Subst ws = pinned(r, w, copy_of(r.space, s, range), cell);
       std::vector<z3::expr> at;
       for (const z3::expr &i : w.index)
         at.push_back(apply(ws, i));
