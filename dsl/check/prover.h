@@ -770,6 +770,28 @@ private:
           scan(*k.value, path);
       return;
     }
+    // `a if c else b` evaluates a only where c holds and b only where it does
+    // not; `c and d` evaluates d only where c holds (`or`: where it does not),
+    // as the interpreter and the generated code do: their subscripts are
+    // accesses under those conditions (`X[i] if i < N else 0.0`).
+    if ((e.kind == ExprKind::Conditional && e.operands.size() == 3) ||
+        (e.kind == ExprKind::BoolOp && e.operands.size() == 2)) {
+      const Expr &cond = *e.operands[0];
+      scan(cond, path);
+      // A condition with no closed form guards nothing here: the branches'
+      // indices are then proved without it (a stronger claim).
+      const auto c = terms_.boolean(cond);
+      const bool take_true = e.kind == ExprKind::Conditional || e.bool_op == ast::BoolOpKind::And;
+      std::vector<z3::expr> first = path, second = path;
+      if (c) {
+        first.push_back(take_true ? *c : !*c);
+        second.push_back(!*c);
+      }
+      scan(*e.operands[1], first);
+      if (e.kind == ExprKind::Conditional)
+        scan(*e.operands[2], second);
+      return;
+    }
     for (const auto &op : e.operands)
       if (op)
         scan(*op, path, write && e.kind == ExprKind::Tuple);
