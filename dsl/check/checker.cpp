@@ -8,6 +8,7 @@
 #include "instances.h"
 #include "machine.h"
 #include "relocate.h"
+#include "run_outcome.h"
 #include "symbolic.h"
 
 #include <algorithm>
@@ -348,20 +349,6 @@ std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
          ran + " only (the first and last two of each dimension), not the others";
 }
 
-// What one run (a size instance at one content choice) leaves for the
-// kernel's report. The Machine itself is dropped in its thread: a run of a
-// large instance holds every cell of its tensors.
-struct RunOutcome {
-  std::unordered_set<const ast::Stmt *> visited;
-  std::unordered_map<const ast::Stmt *, int64_t> loop_iterations;
-  bool stopped = false, interrupted = false;
-  int64_t blocks_run = 0;
-  std::vector<std::array<int64_t, 3>> sampled_blocks;
-  std::array<int64_t, 3> grid_dim{};
-  std::vector<std::pair<Range, std::string>> bounded_loops;
-  std::vector<Violation> violations;
-};
-
 RunOutcome run_once(const CheckedFile &file, const sema::FunctionInfo &kernel,
                     const CheckerOptions &options, const std::map<std::string, int64_t> &sizes,
                     const Contents &contents) {
@@ -524,30 +511,44 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     std::vector<std::optional<RunOutcome>> outcomes(runs.size());
     std::mutex done_mutex;
     std::condition_variable done;
-    // Last run first: later instances are the larger ones (relaxed, grown)
-    // and later content choices the fuller ones, so the longest runs start
-    // first and the short ones fill in. Every run is taken: an interrupted
-    // check (cancel, deadline) ends each of them at once.
+    // The largest runs first (the most global elements; among equals the
+    // later: later content choices are the fuller ones), so that the short
+    // ones fill in at the end. Every run is taken: an interrupted check
+    // (cancel, deadline) ends each of them at once.
     std::atomic<size_t> taken{0};
     const size_t count = runs.size() - from;
+    std::vector<size_t> order;
+    std::vector<int64_t> size_of(runs.size(), 0);
+    for (size_t r = runs.size(); r-- > from;) {
+      order.push_back(r);
+      size_of[r] = global_elements(file, kernel, runs[r].sizes).value_or(INT64_MAX);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return size_of[a] > size_of[b]; });
     const auto work = [&] {
       for (size_t k; (k = taken++) < count;) {
-        const size_t r = runs.size() - 1 - k;
+        const size_t r = order[k];
         RunOutcome outcome = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
         const std::lock_guard<std::mutex> lock(done_mutex);
         outcomes[r] = std::move(outcome);
         done.notify_all();
       }
     };
+    // One run alone with threads to spare (a grown instance, a kernel of one
+    // instance): its grid in two halves at once, where its blocks cannot meet.
+    const bool alone = count == 1 && options.run_threads > 1;
+    if (alone)
+      outcomes[from] = run_split(file, kernel, options, runs[from].sizes, runs[from].contents);
     // The calling thread merges; with one run thread it runs them too.
     const size_t workers =
-        options.run_threads > 1 ? std::min<size_t>(options.run_threads, runs.size() - from) : 0;
+        !alone && options.run_threads > 1 ? std::min<size_t>(options.run_threads, count) : 0;
     std::vector<std::thread> threads;
     for (size_t t = 0; t < workers; ++t)
       threads.emplace_back(work);
     for (size_t r = from; r < runs.size(); ++r) {
       if (workers == 0) {
-        outcomes[r] = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
+        if (!outcomes[r])
+          outcomes[r] = run_once(file, kernel, options, runs[r].sizes, runs[r].contents);
       } else {
         // The merge stops at the first interrupted run.
         std::unique_lock<std::mutex> lock(done_mutex);

@@ -109,6 +109,7 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   }
   const auto params_env = env_;
   const size_t global_buffers = buffers_.size();
+  global_buffers_ = global_buffers;
 
   // Which blocks: all of a small grid; else those at the edges of every dimension.
   auto picks = [&](int64_t g) {
@@ -137,6 +138,17 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   }
   if (!only_blocks.empty())
     sampled_blocks_ = blocks; // a replay: no coverage check follows
+  if (parts_ > 1) {
+    if (!only_blocks.empty() || !all_blocks || blocks.size() < 2) {
+      split_refused_ = true;
+      return;
+    }
+    const size_t n = blocks.size();
+    const size_t from = n * static_cast<size_t>(part_) / static_cast<size_t>(parts_);
+    const size_t to = n * static_cast<size_t>(part_ + 1) / static_cast<size_t>(parts_);
+    blocks = std::vector<std::array<int64_t, 3>>(blocks.begin() + static_cast<ptrdiff_t>(from),
+                                                 blocks.begin() + static_cast<ptrdiff_t>(to));
+  }
   for (const auto &blk : blocks) {
     if (stopped_)
       break;
@@ -151,8 +163,15 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     exec_body(fn.body, m);
     ++blocks_run_;
   }
-  if (only_blocks.empty() && !stopped_)
+  if (only_blocks.empty() && !stopped_ && parts_ == 1)
     check_coverage(all_blocks);
+}
+
+bool Machine::run_part(const std::map<std::string, int64_t> &sizes, int part, int parts) {
+  part_ = part;
+  parts_ = parts;
+  run(sizes);
+  return !split_refused_;
 }
 
 } // namespace argus::check::detail
