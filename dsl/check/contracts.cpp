@@ -44,17 +44,19 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
   const int64_t n = v.elements();
   std::vector<Tag> declared(static_cast<size_t>(n));
   std::vector<int64_t> cells(static_cast<size_t>(n));
-  std::vector<std::vector<int64_t>> coords(static_cast<size_t>(n));
+  // coords[e * rank + d]: one array, not one per element (a tensor of a
+  // million elements is tagged in every run).
+  const size_t rank = v.shape.size();
+  std::vector<int64_t> coords(static_cast<size_t>(n) * rank);
   for (int64_t e = 0; e < n; ++e) {
-    std::vector<int64_t> c(v.shape.size());
     int64_t rest = e;
-    for (size_t d = v.shape.size(); d-- > 0;) {
-      c[d] = rest % v.shape[d];
+    for (size_t d = rank; d-- > 0;) {
+      coords[static_cast<size_t>(e) * rank + d] = rest % v.shape[d];
       rest /= v.shape[d];
     }
-    coords[static_cast<size_t>(e)] = c;
     cells[static_cast<size_t>(e)] = cell_index(b, element_byte_offset(v, 0, e));
   }
+  const auto coord = [&](int64_t e, size_t d) { return coords[static_cast<size_t>(e) * rank + d]; };
   if (fn.kind == ExprKind::Tuple) {
     std::vector<int> ids;
     for (const auto &f : fn.operands)
@@ -63,7 +65,7 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
       for (size_t d = 0; d < ids.size() && d < v.shape.size(); ++d)
         if (ids[d] >= 0)
           declared[static_cast<size_t>(e)].field[static_cast<size_t>(ids[d])] =
-              tag_value(coords[static_cast<size_t>(e)][d]);
+              tag_value(coord(e, d));
   } else if (fn.kind == ExprKind::Lambda && !fn.operands.empty() &&
              fn.operands[0]->kind == ExprKind::Dict) {
     // Bind the lambda's parameters to the coordinates of lanes_ elements at a time.
@@ -75,8 +77,7 @@ void Machine::tag_tensor(const Expr &call, const Mask &m) {
       for (size_t p = 0; p < fn.lambda_params.size(); ++p) {
         Value c = make_data(ScalarKind::I32, 1, false);
         for (int64_t l = 0; l < lanes_ && e0 + l < n; ++l)
-          c.ints[static_cast<size_t>(l)] =
-              p < v.shape.size() ? coords[static_cast<size_t>(e0 + l)][p] : 0;
+          c.ints[static_cast<size_t>(l)] = p < rank ? coord(e0 + l, p) : 0;
         lambda_env_[fn.lambda_params[p].name] = std::move(c);
       }
       for (size_t k = 0; k + 1 < dict.operands.size(); k += 2) {
