@@ -516,15 +516,27 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     // ones fill in at the end. Every run is taken: an interrupted check
     // (cancel, deadline) ends each of them at once.
     std::atomic<size_t> taken{0};
-    const size_t count = runs.size() - from;
     std::vector<size_t> order;
     std::vector<int64_t> size_of(runs.size(), 0);
+    int64_t total = 0;
     for (size_t r = runs.size(); r-- > from;) {
       order.push_back(r);
-      size_of[r] = global_elements(file, kernel, runs[r].sizes).value_or(INT64_MAX);
+      size_of[r] = global_elements(file, kernel, runs[r].sizes).value_or(INT64_MAX / 4);
+      total += std::min<int64_t>(size_of[r], INT64_MAX / 4 / static_cast<int64_t>(runs.size()));
     }
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return size_of[a] > size_of[b]; });
+    // A run larger than all the others together (or alone) would keep one
+    // thread busy while the others wait: with threads to spare, its grid in
+    // two halves at once first, where its blocks cannot meet (run_split).
+    if (options.run_threads > 1 && !order.empty() &&
+        (order.size() == 1 || 2 * size_of[order[0]] > total)) {
+      const size_t r = order[0];
+      outcomes[r] = run_split(file, kernel, options, runs[r].sizes, runs[r].contents);
+      if (outcomes[r])
+        order.erase(order.begin());
+    }
+    const size_t count = order.size();
     const auto work = [&] {
       for (size_t k; (k = taken++) < count;) {
         const size_t r = order[k];
@@ -534,14 +546,10 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
         done.notify_all();
       }
     };
-    // One run alone with threads to spare (a grown instance, a kernel of one
-    // instance): its grid in two halves at once, where its blocks cannot meet.
-    const bool alone = count == 1 && options.run_threads > 1;
-    if (alone)
-      outcomes[from] = run_split(file, kernel, options, runs[from].sizes, runs[from].contents);
-    // The calling thread merges; with one run thread it runs them too.
+    // The calling thread merges; with one run thread (or one run left) it
+    // runs them too.
     const size_t workers =
-        !alone && options.run_threads > 1 ? std::min<size_t>(options.run_threads, count) : 0;
+        options.run_threads > 1 && count > 1 ? std::min<size_t>(options.run_threads, count) : 0;
     std::vector<std::thread> threads;
     for (size_t t = 0; t < workers; ++t)
       threads.emplace_back(work);

@@ -343,9 +343,10 @@ public:
   void run(const std::map<std::string, int64_t> &sizes,
            const std::vector<std::array<int64_t, 3>> &only_blocks = {});
 
-  // Runs part `part` (of `parts`) of the blocks of the grid at `sizes`, in
-  // order, without the coverage check (run_split merges the parts and checks
-  // it); false, having run nothing, where the grid is sampled.
+  // Runs part `part` (of `parts`) of the blocks of the grid at `sizes` (or of
+  // those sampled from a large grid), in order, without the coverage check
+  // (run_split merges the parts and checks it); false, having run nothing,
+  // where there are fewer blocks than parts.
   bool run_part(const std::map<std::string, int64_t> &sizes, int part, int parts);
 
   std::vector<Violation> take_violations() { return std::move(violations_); }
@@ -460,6 +461,7 @@ public:
   int64_t steps_ = 0;
   int part_ = 0, parts_ = 1;  // run_part: which share of the blocks runs
   size_t global_buffers_ = 0; // buffers_[0, global_buffers_): the kernel's global tensors
+  bool all_blocks_ = true;    // every block of the grid runs (not a sample of them)
   bool split_refused_ = false;
   int64_t block_cells_ = 0;
   bool stopped_ = false;     // a budget ran out: nothing more is executed

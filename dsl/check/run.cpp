@@ -138,8 +138,9 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   }
   if (!only_blocks.empty())
     sampled_blocks_ = blocks; // a replay: no coverage check follows
+  all_blocks_ = all_blocks;
   if (parts_ > 1) {
-    if (!only_blocks.empty() || !all_blocks || blocks.size() < 2) {
+    if (!only_blocks.empty() || blocks.size() < 2) {
       split_refused_ = true;
       return;
     }

@@ -42,8 +42,9 @@ RunOutcome run_once(const CheckedFile &file, const sema::FunctionInfo &kernel,
 // halves, and the statements of both fit the run's budget; the violations
 // are then merged in block order, each program point reported once, as one
 // Machine reports them, and the coverage of assert_covered is checked over
-// the writes of both. Otherwise (or where the grid is sampled) nothing:
-// the caller runs it whole.
+// the writes of both (a large grid: the blocks sampled from it, in two
+// halves). Otherwise (or with fewer than two blocks) nothing: the caller
+// runs it whole.
 std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                     const CheckerOptions &options,
                                     const std::map<std::string, int64_t> &sizes,

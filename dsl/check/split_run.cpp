@@ -103,7 +103,7 @@ std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::Functio
   }
   for (const auto &[kind, key] : seen)
     first.reported_.insert({kind, key});
-  first.check_coverage(true);
+  first.check_coverage(first.all_blocks_);
   for (Violation &v : first.take_violations())
     out.violations.push_back(std::move(v));
   out.visited.insert(rest.visited.begin(), rest.visited.end());
@@ -113,7 +113,6 @@ std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::Functio
   }
   out.interrupted = out.interrupted || rest.interrupted;
   out.blocks_run += rest.blocks_run;
-  out.sampled_blocks.clear();
   std::set<std::pair<uint32_t, uint32_t>> loops;
   for (const auto &[range, name] : out.bounded_loops)
     loops.insert({range.begin.line, range.begin.column});
