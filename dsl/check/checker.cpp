@@ -349,25 +349,6 @@ std::string sampled_grid_text(const std::map<std::string, int64_t> &sizes,
          ran + " only (the first and last two of each dimension), not the others";
 }
 
-RunOutcome run_once(const CheckedFile &file, const sema::FunctionInfo &kernel,
-                    const CheckerOptions &options, const std::map<std::string, int64_t> &sizes,
-                    const Contents &contents) {
-  Machine machine(file, kernel, options);
-  machine.contents_ = contents;
-  machine.run(sizes);
-  RunOutcome out;
-  out.visited = std::move(machine.visited_);
-  out.loop_iterations = std::move(machine.loop_iterations_);
-  out.stopped = machine.stopped_;
-  out.interrupted = machine.interrupted();
-  out.blocks_run = machine.blocks_run();
-  out.sampled_blocks = machine.sampled_blocks();
-  out.grid_dim = machine.grid_dim();
-  out.bounded_loops = machine.bounded_loops();
-  out.violations = machine.take_violations();
-  return out;
-}
-
 // `sampled_grid`: the first instance whose grid was larger than max_blocks
 // and which of its blocks ran (left empty when every block of every instance ran).
 KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,

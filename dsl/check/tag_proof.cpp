@@ -1051,29 +1051,65 @@ private:
     return std::nullopt;
   }
 
+  // The conjunction (`all`) or disjunction of `each` over a node's children.
+  Term over_children(const Node &node, const Subst &s, Goal &g,
+                     Term (TagProof::*each)(int, const Subst &, Goal &), bool all) {
+    z3::expr out = ctx_.bool_val(all);
+    for (int c : node.children) {
+      const Term t = (this->*each)(c, s, g);
+      if (!t)
+        return std::nullopt;
+      out = all ? out && *t : out || *t;
+    }
+    return out;
+  }
+
+  // The cell a read names under `s`.
+  std::vector<z3::expr> cell_of(const Node &node, const Subst &s) {
+    std::vector<z3::expr> cell;
+    for (const z3::expr &i : node.index)
+      cell.push_back(apply(s, i));
+    return cell;
+  }
+
+  // The field a tagged global tensor declares for `cell`, if it declares it.
+  std::optional<z3::expr> declared_at(const Root &r, const std::string &field,
+                                      const std::vector<z3::expr> &cell) {
+    auto f = r.declared.find(field);
+    if (f == r.declared.end())
+      return std::nullopt;
+    Subst at;
+    for (size_t d = 0; d < r.coords.size() && d < cell.size(); ++d)
+      at.emplace_back(r.coords[d], cell[d]);
+    return apply(at, f->second);
+  }
+
   // f of node n is absent or E.
-  Term same(int n, const Subst &s, Goal &g) {
+  Term same(int n, const Subst &s, Goal &g) { return absent_or(true, n, s, g); }
+
+  // f of node n can be present and E: some write that can reach gives it.
+  // An over-approximation, as the counterexample query needs (this appears
+  // positively in it): a join's f, when present and not mixed, is one of its
+  // operands' present f.
+  Term possibly(int n, const Subst &s, Goal &g) { return absent_or(false, n, s, g); }
+
+  // same (`absent_ok`) or possibly: they differ in what an absent field
+  // gives, how children combine (every one, or some one), and a read.
+  Term absent_or(bool absent_ok, int n, const Subst &s, Goal &g) {
     if (--g.budget < 0)
       return fail(g, "the value's history is too large for the proof");
     const Node &node = nodes_[static_cast<size_t>(n)];
     switch (node.kind) {
     case Node::Kind::Absent:
-      return ctx_.bool_val(true);
+      return ctx_.bool_val(absent_ok);
     case Node::Kind::Unknown:
       return fail(g, node.why);
     case Node::Kind::Join:
-    case Node::Kind::Either: {
-      z3::expr all = ctx_.bool_val(true);
-      for (int c : node.children) {
-        Term t = same(c, s, g);
-        if (!t)
-          return std::nullopt;
-        all = all && *t;
-      }
-      return all;
-    }
+    case Node::Kind::Either:
+      return over_children(node, s, g, absent_ok ? &TagProof::same : &TagProof::possibly,
+                           absent_ok);
     case Node::Kind::Read:
-      return read_formula(node, s, g, false);
+      return absent_ok ? read_formula(node, s, g, false) : possibly_read(node, s, g);
     }
     return std::nullopt;
   }
@@ -1099,48 +1135,10 @@ private:
       }
       return all && some;
     }
-    case Node::Kind::Either: {
-      z3::expr all = ctx_.bool_val(true);
-      for (int c : node.children) {
-        Term h = holds(c, s, g);
-        if (!h)
-          return std::nullopt;
-        all = all && *h;
-      }
-      return all;
-    }
+    case Node::Kind::Either:
+      return over_children(node, s, g, &TagProof::holds, true);
     case Node::Kind::Read:
       return read_formula(node, s, g, true);
-    }
-    return std::nullopt;
-  }
-
-  // f of node n can be present and E: some write that can reach gives it.
-  // An over-approximation, as the counterexample query needs (this appears
-  // positively in it): a join's f, when present and not mixed, is one of its
-  // operands' present f.
-  Term possibly(int n, const Subst &s, Goal &g) {
-    if (--g.budget < 0)
-      return fail(g, "the value's history is too large for the proof");
-    const Node &node = nodes_[static_cast<size_t>(n)];
-    switch (node.kind) {
-    case Node::Kind::Absent:
-      return ctx_.bool_val(false);
-    case Node::Kind::Unknown:
-      return fail(g, node.why);
-    case Node::Kind::Join:
-    case Node::Kind::Either: {
-      z3::expr some = ctx_.bool_val(false);
-      for (int c : node.children) {
-        Term t = possibly(c, s, g);
-        if (!t)
-          return std::nullopt;
-        some = some || *t;
-      }
-      return some;
-    }
-    case Node::Kind::Read:
-      return possibly_read(node, s, g);
     }
     return std::nullopt;
   }
@@ -1149,18 +1147,12 @@ private:
     const Root &r = roots_.at(node.root);
     if (g.open.count(node.root))
       return fail(g, "a value of " + node.root->name + " that depends on " + node.root->name);
-    std::vector<z3::expr> cell;
-    for (const z3::expr &i : node.index)
-      cell.push_back(apply(s, i));
+    const std::vector<z3::expr> cell = cell_of(node, s);
     g.open.emplace(node.root, cell);
     z3::expr some = ctx_.bool_val(false);
     if (r.space == Space::Global && r.tagged)
-      if (auto f = r.declared.find(g.field); f != r.declared.end()) {
-        Subst at;
-        for (size_t d = 0; d < r.coords.size() && d < cell.size(); ++d)
-          at.emplace_back(r.coords[d], cell[d]);
-        some = apply(at, f->second) == g.expected;
-      }
+      if (auto declared = declared_at(r, g.field, cell))
+        some = *declared == g.expected;
     for (size_t wi : r.writes) {
       const Write &w = writes_[wi];
       z3::expr range = ctx_.bool_val(true);
@@ -1190,9 +1182,7 @@ private:
   // interpreter reports as an uninitialized read and assertions skip).
   Term read_formula(const Node &node, const Subst &s, Goal &g, bool present) {
     const Root &r = roots_.at(node.root);
-    std::vector<z3::expr> cell;
-    for (const z3::expr &i : node.index)
-      cell.push_back(apply(s, i));
+    const std::vector<z3::expr> cell = cell_of(node, s);
     if (auto open = g.open.find(node.root); open != g.open.end()) {
       // A read of the cell being expanded, in the value of a write to it:
       // every earlier state of the cell has the property (induction over
@@ -1206,15 +1196,8 @@ private:
     g.open.emplace(node.root, cell);
     z3::expr out = ctx_.bool_val(true);
     if (r.space == Space::Global && r.tagged) {
-      auto f = r.declared.find(g.field);
-      if (f != r.declared.end()) {
-        Subst at;
-        for (size_t d = 0; d < r.coords.size() && d < cell.size(); ++d)
-          at.emplace_back(r.coords[d], cell[d]);
-        out = apply(at, f->second) == g.expected;
-      } else {
-        out = ctx_.bool_val(!present);
-      }
+      const auto declared = declared_at(r, g.field, cell);
+      out = declared ? *declared == g.expected : ctx_.bool_val(!present);
     } else if (r.space == Space::Global && present) {
       out = ctx_.bool_val(false); // untagged host data
     }

@@ -1,6 +1,6 @@
-// A run of a kernel in two halves of its grid at once (run_outcome.h).
-#include "machine.h"
+// The runs of a kernel: whole, or in two halves of its grid at once (run_outcome.h).
 #include "run_outcome.h"
+#include "machine.h"
 
 #include <exception>
 #include <set>
@@ -51,6 +51,15 @@ bool independent(const Machine &a, const Machine &b) {
 }
 
 } // namespace
+
+RunOutcome run_once(const CheckedFile &file, const sema::FunctionInfo &kernel,
+                    const CheckerOptions &options, const std::map<std::string, int64_t> &sizes,
+                    const Contents &contents) {
+  Machine machine(file, kernel, options);
+  machine.contents_ = contents;
+  machine.run(sizes);
+  return outcome_of(machine);
+}
 
 std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::FunctionInfo &kernel,
                                     const CheckerOptions &options,
