@@ -68,19 +68,24 @@ std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::Functio
   Machine first(file, kernel, options), second(file, kernel, options);
   first.contents_ = contents;
   second.contents_ = contents;
-  bool second_ran = false;
-  std::exception_ptr error;
+  bool first_ran = false, second_ran = false;
+  std::exception_ptr error, other_error;
   std::thread other([&] {
     try {
       second_ran = second.run_part(sizes, 1, 2);
     } catch (...) {
-      error = std::current_exception();
+      other_error = std::current_exception();
     }
   });
-  const bool first_ran = first.run_part(sizes, 0, 2);
+  // The other thread is joined whatever this half does (a Z3 failure throws).
+  try {
+    first_ran = first.run_part(sizes, 0, 2);
+  } catch (...) {
+    error = std::current_exception();
+  }
   other.join();
-  if (error)
-    std::rethrow_exception(error);
+  if (error || other_error)
+    std::rethrow_exception(error ? error : other_error);
   // One Machine would have stopped where the two together ran out of
   // statements; a stop, or blocks that may have met, is a run made whole.
   if (!first_ran || !second_ran || first.stopped_ || second.stopped_ ||
