@@ -496,15 +496,19 @@ KernelReport execute(const CheckedFile &file, const sema::FunctionInfo &kernel,
     // later: later content choices are the fuller ones), so that the short
     // ones fill in at the end. Every run is taken: an interrupted check
     // (cancel, deadline) ends each of them at once.
+    // (One run thread takes them in order: no sizes to estimate.)
     std::atomic<size_t> taken{0};
     std::vector<size_t> order;
-    std::vector<int64_t> size_of(runs.size(), 0);
-    int64_t total = 0;
-    for (size_t r = runs.size(); r-- > from;) {
+    for (size_t r = runs.size(); r-- > from;)
       order.push_back(r);
-      size_of[r] = global_elements(file, kernel, runs[r].sizes).value_or(INT64_MAX / 4);
-      total += std::min<int64_t>(size_of[r], INT64_MAX / 4 / static_cast<int64_t>(runs.size()));
-    }
+    std::vector<double> size_of(runs.size(), 0.0);
+    double total = 0;
+    if (options.run_threads > 1)
+      for (size_t r : order) {
+        size_of[r] = static_cast<double>(
+            global_elements(file, kernel, runs[r].sizes).value_or(int64_t{1} << 40));
+        total += size_of[r];
+      }
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return size_of[a] > size_of[b]; });
     // A run larger than all the others together (or alone) would keep one

@@ -349,6 +349,12 @@ public:
   // where there are fewer blocks than parts.
   bool run_part(const std::map<std::string, int64_t> &sizes, int part, int parts);
 
+private:
+  // run and run_part: all blocks (`parts` 1), or share `part` of them.
+  bool run_blocks(const std::map<std::string, int64_t> &sizes,
+                  const std::vector<std::array<int64_t, 3>> &only_blocks, int part, int parts);
+
+public:
   std::vector<Violation> take_violations() { return std::move(violations_); }
   // Loops cut at unroll_bound: the loop variable's range (the `while` for a
   // while loop) and its name.
@@ -459,10 +465,8 @@ public:
   bool reads_unordered(const CellLog &l, int64_t lane, const Buffer *b = nullptr,
                        int64_t index = -1) const;
   int64_t steps_ = 0;
-  int part_ = 0, parts_ = 1;  // run_part: which share of the blocks runs
   size_t global_buffers_ = 0; // buffers_[0, global_buffers_): the kernel's global tensors
   bool all_blocks_ = true;    // every block of the grid runs (not a sample of them)
-  bool split_refused_ = false;
   int64_t block_cells_ = 0;
   bool stopped_ = false;     // a budget ran out: nothing more is executed
   bool interrupted_ = false; // stopped by cancellation or the deadline

@@ -12,6 +12,16 @@ using ast::ExprKind;
 
 void Machine::run(const std::map<std::string, int64_t> &sizes,
                   const std::vector<std::array<int64_t, 3>> &only_blocks) {
+  run_blocks(sizes, only_blocks, 0, 1);
+}
+
+bool Machine::run_part(const std::map<std::string, int64_t> &sizes, int part, int parts) {
+  return run_blocks(sizes, {}, part, parts);
+}
+
+bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
+                         const std::vector<std::array<int64_t, 3>> &only_blocks, int part,
+                         int parts) {
   sizes_ = sizes;
   for (int d = 0; d < 3; ++d)
     block_dim_[static_cast<size_t>(d)] =
@@ -81,7 +91,7 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
                                 std::to_string(options_.max_global_cells) + " elements",
                             true);
       v.data["thread"] = nullptr;
-      return;
+      return true; // nothing runs at these sizes, in any part
     }
     const int index = new_buffer(std::move(b));
     for (Cell &c : buffers_[static_cast<size_t>(index)].data)
@@ -139,14 +149,12 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
   if (!only_blocks.empty())
     sampled_blocks_ = blocks; // a replay: no coverage check follows
   all_blocks_ = all_blocks;
-  if (parts_ > 1) {
-    if (!only_blocks.empty() || blocks.size() < 2) {
-      split_refused_ = true;
-      return;
-    }
+  if (parts > 1) {
+    if (!only_blocks.empty() || blocks.size() < static_cast<size_t>(parts))
+      return false;
     const size_t n = blocks.size();
-    const size_t from = n * static_cast<size_t>(part_) / static_cast<size_t>(parts_);
-    const size_t to = n * static_cast<size_t>(part_ + 1) / static_cast<size_t>(parts_);
+    const size_t from = n * static_cast<size_t>(part) / static_cast<size_t>(parts);
+    const size_t to = n * static_cast<size_t>(part + 1) / static_cast<size_t>(parts);
     blocks = std::vector<std::array<int64_t, 3>>(blocks.begin() + static_cast<ptrdiff_t>(from),
                                                  blocks.begin() + static_cast<ptrdiff_t>(to));
   }
@@ -164,15 +172,9 @@ void Machine::run(const std::map<std::string, int64_t> &sizes,
     exec_body(fn.body, m);
     ++blocks_run_;
   }
-  if (only_blocks.empty() && !stopped_ && parts_ == 1)
+  if (only_blocks.empty() && !stopped_ && parts == 1)
     check_coverage(all_blocks);
-}
-
-bool Machine::run_part(const std::map<std::string, int64_t> &sizes, int part, int parts) {
-  part_ = part;
-  parts_ = parts;
-  run(sizes);
-  return !split_refused_;
+  return true;
 }
 
 } // namespace argus::check::detail

@@ -94,12 +94,10 @@ std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::Functio
   RunOutcome out = outcome_of(first);
   RunOutcome rest = outcome_of(second);
   // As one Machine reports: each kind at a program point once, the first
-  // block's.
-  std::set<std::pair<std::string, uint64_t>> seen;
-  for (const Violation &v : out.violations)
-    seen.insert({v.kind, Machine::site_key(v.range)});
+  // block's (`reported_` then also holds the second half's, for the
+  // coverage check below).
   for (Violation &v : rest.violations)
-    if (seen.insert({v.kind, Machine::site_key(v.range)}).second)
+    if (first.reported_.insert({v.kind, Machine::site_key(v.range)}).second)
       out.violations.push_back(std::move(v));
   // The coverage of assert_covered, over the writes of both halves (no
   // element has writes in both).
@@ -115,8 +113,6 @@ std::optional<RunOutcome> run_split(const CheckedFile &file, const sema::Functio
     for (size_t i = 0; i < x.log.size(); ++i)
       x.log[i].writes += y.log[i].writes;
   }
-  for (const auto &[kind, key] : seen)
-    first.reported_.insert({kind, key});
   first.check_coverage(first.all_blocks_);
   for (Violation &v : first.take_violations())
     out.violations.push_back(std::move(v));

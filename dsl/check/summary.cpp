@@ -93,7 +93,7 @@ void callees_in(const sema::SemaResult &sema, const Expr &e, Callees &names,
   if (e.kind == ExprKind::Call && !e.operands.empty()) {
     const sema::CallTarget target = sema.call_of(e);
     if (target.kind == sema::CallKind::Builtin)
-      names.builtins.insert(target.builtin);
+      ++names.builtins[target.builtin];
     if (target.kind == sema::CallKind::Device && target.device) {
       names.device = true;
       if (const sema::FunctionInfo *fn = sema.function_info(target.device->name))

@@ -5,6 +5,7 @@
 
 #include <z3++.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -33,16 +34,19 @@ struct ProofReach {
 
 // What a kernel and the @device functions it reaches call.
 struct Callees {
-  std::set<BuiltinId> builtins;
-  bool device = false; // some @device function
+  std::map<BuiltinId, size_t> builtins; // → calls written (a @device function's once)
+  bool device = false;                  // some @device function
   bool device_tensors =
       false; // some @device function taking a tensor (its accesses are in its body)
   bool has(BuiltinId id) const { return builtins.count(id) != 0; }
-  template <class Pred> bool any(Pred pred) const {
-    for (BuiltinId id : builtins)
+  template <class Pred> bool any(Pred pred) const { return count_if(pred) != 0; }
+  // Calls written of the builtins `pred` holds for.
+  template <class Pred> size_t count_if(Pred pred) const {
+    size_t n = 0;
+    for (const auto &[id, calls] : builtins)
       if (pred(id))
-        return true;
-    return false;
+        n += calls;
+    return n;
   }
 };
 Callees calls_in(const sema::SemaResult &sema, const ast::Function &kernel);

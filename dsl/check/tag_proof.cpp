@@ -121,7 +121,8 @@ public:
 
   // Proves every obligation; `tags_why` / `stores_why` / `operands_why` say
   // why not (empty: proved).
-  void run(bool global_bounds_proved, z3::solver &shared, KernelReport &report,
+  // `matrix_calls`: the matrix instructions the kernel writes (calls_in).
+  void run(bool global_bounds_proved, size_t matrix_calls, z3::solver &shared, KernelReport &report,
            std::string &tags_why, std::string &stores_why, std::string &operands_why) {
     const auto refuse_all = [&](const std::string &why) {
       tags_why = why;
@@ -139,7 +140,7 @@ public:
       tags_why = tags_unmodeled_;
     if (!operands_unmodeled_.empty())
       operands_why = operands_unmodeled_;
-    if (operands_why.empty() && operand_statements_ != matrix_calls(kernel_.function->body))
+    if (operands_why.empty() && operand_statements_ != matrix_calls)
       operands_why = "a matrix instruction the proof does not reach (inside an expression, or in "
                      "a statement it does not follow)";
     expand_operand_fields();
@@ -315,8 +316,8 @@ private:
     if (target)
       clobber(s, *target,
               "the result of " + builtin_name(id) +
-                  " (its tags are the "
-                  "interpreter's: the proof does not follow an accumulator yet)");
+                  " (its tags are the interpreter's: the proof does not follow an accumulator "
+                  "yet)");
     if (!prover_.exact_here())
       return operands_unmodeled("a matrix instruction under a condition or loop the proof "
                                 "does not follow",
@@ -396,30 +397,6 @@ private:
       }
   }
 
-  size_t matrix_calls(const Expr &e) const {
-    size_t n = e.kind == ExprKind::Call && is_matrix_multiply(sema_.builtin_of(e)) ? 1 : 0;
-    for (const auto &op : e.operands)
-      if (op)
-        n += matrix_calls(*op);
-    for (const auto &k : e.keywords)
-      if (k.value)
-        n += matrix_calls(*k.value);
-    return n;
-  }
-
-  size_t matrix_calls(const std::vector<ast::StmtPtr> &body) const {
-    size_t n = 0;
-    for (const auto &sp : body) {
-      for (const auto &t : sp->targets)
-        n += matrix_calls(*t);
-      for (ast::ExprPtr Stmt::*f : {&Stmt::target, &Stmt::annotation, &Stmt::value})
-        if (const auto &e = (*sp).*f)
-          n += matrix_calls(*e);
-      n += matrix_calls(sp->body) + matrix_calls(sp->orelse);
-    }
-    return n;
-  }
-
   // The block-linear thread index of x-thread `x`, built as the bounds
   // prover builds lane_id() and warp_id() (the same terms: Z3 shares them).
   z3::expr linear_of(const z3::expr &x) const {
@@ -440,8 +417,7 @@ private:
         it->second.extents.back() != values) {
       why = "a matrix instruction operand that is not a register fragment of " +
             std::to_string(values) +
-            " values (a make_local tensor, or a row of one, assigned "
-            "once)";
+            " values (a make_local tensor, or a row of one, assigned once)";
       return std::nullopt;
     }
     std::vector<z3::expr> prefix;
@@ -1525,7 +1501,8 @@ void prove_tags_for_all_sizes(const CheckedFile &file, const sema::FunctionInfo 
     return refuse("the bounds proof did not run");
   TagProof proof(file, kernel, options);
   proof.run(reach.global_accesses == reach.global_proved && reach.opaque_tensors.empty(),
-            *reach.kernel_solver, report, reach.tags_why, reach.stores_why, reach.operands_why);
+            calls.count_if(is_matrix_multiply), *reach.kernel_solver, report, reach.tags_why,
+            reach.stores_why, reach.operands_why);
   reach.tags_proved = reach.tags_why.empty();
   reach.stores_proved = reach.stores_why.empty();
   reach.operands_proved = reach.operands_why.empty();

@@ -24,11 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using checker_test::read_file;
 
-CheckedFile front_end(const std::string &name, const std::string &text) {
-  FrontendOptions o;
-  o.invariants = false;
-  return check_source(name, text, o);
-}
+using checker_test::front_end;
 
 std::vector<fs::path> kernels_to_compare() { return checker_test::sweep_files(); }
 

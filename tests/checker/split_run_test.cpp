@@ -15,11 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CheckedFile front_end(const std::string &name, const std::string &text) {
-  FrontendOptions o;
-  o.invariants = false;
-  return check_source(name, text, o);
-}
+using checker_test::front_end;
 
 void expect_same(const check::detail::RunOutcome &a, const check::detail::RunOutcome &b) {
   EXPECT_EQ(a.visited, b.visited);

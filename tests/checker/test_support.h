@@ -1,6 +1,8 @@
 // Helpers shared by the checker's tests: the source tree and its files.
 #pragma once
 
+#include "argus/dsl/driver.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,14 @@ inline std::string read_file(const std::filesystem::path &path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The front end alone (no invariant checker): a file to give the checker's
+// parts directly.
+inline CheckedFile front_end(const std::string &name, const std::string &text) {
+  FrontendOptions o;
+  o.invariants = false;
+  return check_source(name, text, o);
 }
 
 // The .argus files of folders of the source tree, sorted.

@@ -34,9 +34,9 @@ def artifact_dir(name):
 def runner_cache(name):
     """Where the runner built with artifact `name` is kept: one build per
     artifact directory, not per name. Two artifact sets holding an example of
-    the same name (an A/B comparison) must not share one, and the runner
-    rebuilds only when its sources are newer than its binary, which a
-    carried, older artifact is not (it ran the first set's kernel for both)."""
+    the same name (an A/B comparison) each keep their build: one shared cache
+    once ran the first set's kernel for both (argus-runner now rebuilds on a
+    change of content, so a shared one would only rebuild at every switch)."""
     d = os.path.realpath(artifact_dir(name))
     return os.path.join("/tmp", "argus-runner-build", "%s-%08x" % (name, zlib.crc32(d.encode())))
 

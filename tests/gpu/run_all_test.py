@@ -3,9 +3,9 @@
 
 Two artifact sets holding an example of the same name (an A/B comparison:
 ARGUS_GPU_ARTIFACTS=build/gpu-a, then build/gpu-b) must get two runner
-builds. With one build per example name, the runner (which rebuilds only
-when its sources are newer than its binary) ran the first set's kernel for
-both, and a comparison measured a kernel against itself."""
+builds. With one build per example name, the runner (which then rebuilt
+only when its sources were newer than its binary) ran the first set's kernel
+for both, and a comparison measured a kernel against itself."""
 import os
 import subprocess
 import sys
