@@ -317,6 +317,17 @@ ExprRef Lowerer::launch_coordinate(BuiltinId id, int dim) {
   }
   if (id == BuiltinId::WarpgroupId)
     return linear_thread() / 128;
+  // A cluster is a box of blocks from a multiple of its extents, ranked x
+  // fastest (%cluster_ctarank).
+  if (id == BuiltinId::ClusterId)
+    return launch_coordinate(BuiltinId::BlockId, dim) / fn_->cluster[static_cast<size_t>(dim)];
+  if (id == BuiltinId::ClusterRank) {
+    const auto in_cluster = [&](int d) {
+      return launch_coordinate(BuiltinId::BlockId, d) % fn_->cluster[static_cast<size_t>(d)];
+    };
+    return in_cluster(0) + ctx_.constant(fn_->cluster[0]) *
+                               (in_cluster(1) + ctx_.constant(fn_->cluster[1]) * in_cluster(2));
+  }
   // warp_id
   return linear_thread() / warp;
 }
@@ -411,8 +422,13 @@ ExprRef Lowerer::iexpr(const Expr &e) {
       const int dim = d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0;
       return launch_coordinate(id, dim);
     }
-    if (id == BuiltinId::LaneId || id == BuiltinId::WarpId || id == BuiltinId::WarpgroupId)
+    if (id == BuiltinId::LaneId || id == BuiltinId::WarpId || id == BuiltinId::WarpgroupId ||
+        id == BuiltinId::ClusterRank)
       return launch_coordinate(id, 0);
+    if (id == BuiltinId::ClusterId) {
+      const Expr *d = call_arg(e, 0, "dim");
+      return launch_coordinate(id, d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0);
+    }
     if (!is_signed_int_type(t))
       break;
     if (id == BuiltinId::Cdiv && e.arg_count() == 2) {
@@ -621,8 +637,16 @@ std::string Lowerer::call_expr(const Expr &call, std::optional<ScalarKind> want)
   }
   if (id == BuiltinId::ThreadId || id == BuiltinId::BlockId || id == BuiltinId::BlockDim ||
       id == BuiltinId::GridDim || id == BuiltinId::LaneId || id == BuiltinId::WarpId ||
-      id == BuiltinId::WarpgroupId)
+      id == BuiltinId::WarpgroupId || id == BuiltinId::ClusterRank || id == BuiltinId::ClusterId)
     return cpp(iexpr(call));
+  if (id == BuiltinId::NvvmDsmemLoad) {
+    // ld.shared::cluster at the place's address mapped into block `rank`.
+    auto v = view_of(*arg(0, "place"));
+    const Expr *rank = arg(1, "rank");
+    if (!v || !rank)
+      return "0";
+    return "argus_dsmem_load(" + address_of(*v) + ", static_cast<uint32_t>(" + expr(*rank) + "))";
+  }
   if (id == BuiltinId::Cdiv ||
       ((id == BuiltinId::Min || id == BuiltinId::Max || id == BuiltinId::Abs) && t &&
        (t->kind == TypeKind::IntLiteral ||

@@ -275,6 +275,16 @@ void Lowerer::host_for_kernel(const sema::FunctionInfo &info, KernelMeta &meta,
   check << "    return argus_host_fail(error, error_size, 2, "
         << c_string(kname + ": grid (%lld, %lld, %lld) is empty or too large")
         << ", (long long)grid[0], (long long)grid[1], (long long)grid[2]);\n";
+  if (info.cluster_size() > 1) { // __cluster_dims__: the launch needs whole clusters
+    const auto &c = info.cluster;
+    check << "  if (grid[0] % " << c[0] << " != 0 || grid[1] % " << c[1] << " != 0 || grid[2] % "
+          << c[2] << " != 0)\n";
+    check << "    return argus_host_fail(error, error_size, 2, "
+          << c_string(kname + ": grid (%lld, %lld, %lld) is not a whole number of clusters (" +
+                      std::to_string(c[0]) + ", " + std::to_string(c[1]) + ", " +
+                      std::to_string(c[2]) + ")")
+          << ", (long long)grid[0], (long long)grid[1], (long long)grid[2]);\n";
+  }
   check << "  return 0;\n}\n";
   host_checks_ += check.str();
 

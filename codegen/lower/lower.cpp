@@ -613,6 +613,10 @@ void Lowerer::emit_function(const sema::FunctionInfo &info, std::ostringstream &
           attributes += " /* max_registers dropped: nvcc refuses __maxnreg__ with "
                         "__launch_bounds__ */";
       }
+      if (info.cluster_size() > 1) // a compile-time cluster: any launch of the kernel uses it
+        attributes += " __cluster_dims__(" + std::to_string(info.cluster[0]) + ", " +
+                      std::to_string(info.cluster[1]) + ", " + std::to_string(info.cluster[2]) +
+                      ")";
     } else {
       attributes = "__attribute__((amdgpu_flat_work_group_size(1, " + std::to_string(bound) + ")";
       if (info.policies.count("waves_per_eu"))

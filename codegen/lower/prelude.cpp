@@ -123,6 +123,32 @@ __device__ __forceinline__ void argus_pack_fence(const T (&v)[N], uint32_t (&pac
 __device__ __forceinline__ uint32_t argus_smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
+// Distributed shared memory: the shared address of p in block `rank` of the
+// cluster (mapa), and a load from there (ld.shared::cluster).
+__device__ __forceinline__ uint32_t argus_cluster_addr(const void *p, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(argus_smem_addr(p)), "r"(rank));
+  return remote;
+}
+template <typename T> __device__ __forceinline__ T argus_dsmem_load(const T *p, uint32_t rank) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "dsmem_load of 2, 4 or 8 bytes");
+  const uint32_t a = argus_cluster_addr(p, rank);
+  if constexpr (sizeof(T) == 2) {
+    uint16_t v;
+    asm volatile("ld.shared::cluster.b16 %0, [%1];\n" : "=h"(v) : "r"(a) : "memory");
+    return argus_bitcast<T>(v);
+  } else if constexpr (sizeof(T) == 4) {
+    uint32_t v;
+    asm volatile("ld.shared::cluster.b32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+    return argus_bitcast<T>(v);
+  } else {
+    uint64_t v;
+    asm volatile("ld.shared::cluster.b64 %0, [%1];\n" : "=l"(v) : "r"(a) : "memory");
+    return argus_bitcast<T>(v);
+  }
+}
 // A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start
 // address, leading byte offset (16: unused by the swizzled K-major layouts;
 // MN-major: between atoms along N), stride byte offset (between 8-row groups),

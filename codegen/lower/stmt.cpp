@@ -345,6 +345,10 @@ void Lowerer::stmt(const Stmt &s) {
     const bool cuda = target_ == GpuTarget::Sm90;
     if (id == BuiltinId::Syncthreads) {
       line("__syncthreads();");
+    } else if (id == BuiltinId::ClusterSync) {
+      // Release what this thread did, acquire what all others of the cluster did.
+      line("asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\t"
+           "barrier.cluster.wait.acquire.aligned;\\n\" ::: \"memory\");");
     } else if (id == BuiltinId::Barrier || id == BuiltinId::BarrierArrive) {
       // Sema makes a kernel that calls barrier() an sm90 kernel with constant operands.
       const auto bar = sema_.constant_of(e.arg(0)), threads = sema_.constant_of(e.arg(1));
@@ -1203,8 +1207,18 @@ void Lowerer::intrinsic_statement(const Expr &call) {
          std::to_string(count) + ";\\n\" ::: \"memory\");");
     return;
   }
-  if (cuda && id == BuiltinId::NvvmTmaLoad) {
+  if (cuda && (id == BuiltinId::NvvmTmaLoad || id == BuiltinId::NvvmTmaLoadMulticast)) {
     tma_load(call);
+    return;
+  }
+  if (cuda && id == BuiltinId::NvvmMbarrierArriveCluster) {
+    auto bar = arg_view(call, 0, "bar");
+    const Expr *rank = call_arg(call, 1, "rank");
+    if (!bar || !rank)
+      return;
+    line("asm volatile(\"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\\n\" :: "
+         "\"r\"(argus_cluster_addr(" +
+         address_of(*bar) + ", static_cast<uint32_t>(" + expr(*rank) + "))) : \"memory\");");
     return;
   }
   if (cuda && id == BuiltinId::NvvmTmaStore) {
@@ -1246,6 +1260,10 @@ void Lowerer::intrinsic_statement(const Expr &call) {
       line("asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\\n\" :: \"r\"(" + addr +
            "), \"r\"(static_cast<uint32_t>(" + (count ? expr(*count) : std::string("1")) +
            ")) : \"memory\");");
+      // Other blocks of the cluster arrive on it or complete it (multicast)
+      // after a cluster_sync(): the init must be visible at cluster scope.
+      if (fn_->cluster_size() > 1)
+        line("asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");");
     } else if (id == BuiltinId::NvvmMbarrierArrive) {
       line("asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\\n\" :: \"r\"(" + addr +
            ") : \"memory\");");
@@ -1530,7 +1548,9 @@ void Lowerer::tma_load(const ast::Expr &call) {
   auto dst = arg_view(call, 0, "dst");
   auto src = arg_view(call, 1, "src");
   auto bar = arg_view(call, 2, "bar");
-  if (!dst || !src || !bar)
+  const bool multicast = builtin_of(call) == BuiltinId::NvvmTmaLoadMulticast;
+  const Expr *mask = multicast ? call_arg(call, 3, "mask") : nullptr;
+  if (!dst || !src || !bar || (multicast && !mask))
     return;
   const Buffer &sb = buffers_[static_cast<size_t>(src->buffer)];
   const Buffer &db = buffers_[static_cast<size_t>(dst->buffer)];
@@ -1550,12 +1570,16 @@ void Lowerer::tma_load(const ast::Expr &call) {
   const std::string braces = coords->placeholders(2), operands = coords->inputs();
   line("{");
   line("  const int64_t argus_first = " + element + ";");
+  // Multicast: the box lands at dst's offset in each block of the mask, and
+  // completes bar's offset there.
   line("  asm volatile(\"cp.async.bulk.tensor." + std::to_string(coords->rank) +
-       "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {" + braces +
-       "}], [%" + std::to_string(2 + n) + "];\\n\"");
+       "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" +
+       (multicast ? ".multicast::cluster" : "") + " [%0], [%1, {" + braces + "}], [%" +
+       std::to_string(2 + n) + "]" + (multicast ? ", %" + std::to_string(3 + n) : "") + ";\\n\"");
   line("               :: \"r\"(argus_smem_addr(" + address_of(*dst) +
        ")), \"l\"(reinterpret_cast<uint64_t>(&" + map.name + "))" + operands +
-       ", \"r\"(argus_smem_addr(" + address_of(*bar) + "))");
+       ", \"r\"(argus_smem_addr(" + address_of(*bar) + "))" +
+       (multicast ? ", \"h\"(static_cast<uint16_t>(" + expr(*mask) + "))" : ""));
   line("               : \"memory\");");
   line("}");
 }

@@ -352,7 +352,8 @@ uint8_t Machine::barrier_ops(const ast::Stmt &s) {
   if (calls.device || calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive) ||
       calls.has(BuiltinId::NvvmMbarrierArrive) || calls.has(BuiltinId::NvvmMbarrierExpectTx) ||
       calls.has(BuiltinId::NvvmCpAsyncBulk) || calls.has(BuiltinId::NvvmTmaLoad) ||
-      calls.has(BuiltinId::NvvmMbarrierInit))
+      calls.has(BuiltinId::NvvmTmaLoadMulticast) ||
+      calls.has(BuiltinId::NvvmMbarrierArriveCluster) || calls.has(BuiltinId::NvvmMbarrierInit))
     ops |= kArrives;
   if (calls.has(BuiltinId::Barrier) || calls.has(BuiltinId::BarrierArrive))
     ops |= kNamedBarrier;

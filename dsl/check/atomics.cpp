@@ -50,7 +50,7 @@ bool Machine::atomic_conflict(const AtomicLog &a, int64_t lane, int32_t &block,
                               int32_t &thread) const {
   if (a.block < 0)
     return false;
-  if (a.block != block_linear_) {
+  if (a.block != block_of(lane)) {
     block = a.block;
     thread = a.lane;
     return true;
@@ -80,7 +80,7 @@ void Machine::report_atomic_race(const char *check, int64_t lane, const Range &a
     return;
   Where w = where_at(b, lane, cell, at);
   w.origin = site;
-  const bool other_block = block != block_linear_;
+  const bool other_block = block != block_of(lane);
   const std::string who = thread >= 0 ? thread_text_in(block, thread) : "other threads";
   Violation &v = report("race", check, w,
                         "data race on " + b.name + ": " + what + who +
@@ -145,21 +145,22 @@ void Machine::atomic_update(BuiltinId id, const Expr &call, const View &v, const
     CellLog &l = b.log[static_cast<size_t>(index)];
     // Plain accesses of other threads race with this atomic.
     if (l.pending_lane >= 0 && l.pending_lane != lane) {
-      report_atomic_race(
-          "atomic-async", lane, call.range, b, index, block_linear_, l.pending_lane, l.pending_site,
-          "updated atomically while an async copy to it is in flight, by ", "the async copy");
-    } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
-                                 unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
+      report_atomic_race("atomic-async", lane, call.range, b, index, block_of(lane), l.pending_lane,
+                         l.pending_site,
+                         "updated atomically while an async copy to it is in flight, by ",
+                         "the async copy");
+    } else if (l.writer >= 0 &&
+               unordered_with(l.writer_block, l.write_epoch, l.write_warp_epoch, l.writer, lane)) {
       report_atomic_race("atomic-write", lane, call.range, b, index, l.writer_block, l.writer,
                          c.write_site, "updated atomically here and written plainly by ",
                          "written here");
     } else if (reads_unordered(l, lane, &b, index)) {
-      report_atomic_race("atomic-read", lane, call.range, b, index, block_linear_,
+      report_atomic_race("atomic-read", lane, call.range, b, index, block_of(lane),
                          l.reader != lane ? l.reader : -1, l.read_site,
                          "updated atomically here and read plainly by ", "read here");
     } else if (!b.grid_reads.empty()) {
       const GridReads &g = b.grid_reads[static_cast<size_t>(index)];
-      const bool first = g.block >= 0 && g.block != block_linear_;
+      const bool first = g.block >= 0 && g.block != block_of(lane);
       if (first || g.other_block >= 0)
         report_atomic_race("atomic-read", lane, call.range, b, index,
                            first ? g.block : g.other_block, first ? g.lane : g.other_lane,
@@ -195,7 +196,7 @@ void Machine::atomic_update(BuiltinId id, const Expr &call, const View &v, const
     if (b.atomics.empty())
       b.atomics.resize(b.log.size());
     AtomicLog &a = b.atomics[static_cast<size_t>(index)];
-    const auto blk = static_cast<int32_t>(block_linear_);
+    const auto blk = static_cast<int32_t>(block_of(lane));
     if (a.block >= 0 && a.block != blk) {
       a.other_block = a.block;
       a.other_lane = a.lane;

@@ -64,8 +64,10 @@ Value Machine::launch_coordinate(BuiltinId id, const Expr &call, const Mask &m) 
   int64_t d = 0;
   if (const Expr *dim = arg_of(call, 0, "dim"))
     d = std::clamp<int64_t>(const_tuple(*dim, m).at(0), 0, 2);
-  if (id == BuiltinId::BlockId)
+  if (id == BuiltinId::BlockId && cluster_size_ == 1)
     return uniform_int(block_[static_cast<size_t>(d)]);
+  if (id == BuiltinId::ClusterId)
+    return uniform_int(block_[static_cast<size_t>(d)] / cluster_dim_[static_cast<size_t>(d)]);
   if (id == BuiltinId::BlockDim)
     return uniform_int(block_dim_[static_cast<size_t>(d)]);
   if (id == BuiltinId::GridDim)
@@ -76,7 +78,9 @@ Value Machine::launch_coordinate(BuiltinId id, const Expr &call, const Mask &m) 
     if (id == BuiltinId::ThreadId)
       x = thread_coord(lane)[static_cast<size_t>(d)];
     else if (id == BuiltinId::BlockId)
-      x = block_[static_cast<size_t>(d)];
+      x = block_coord(block_of(lane))[static_cast<size_t>(d)];
+    else if (id == BuiltinId::ClusterRank)
+      x = rank_of(lane);
     else if (id == BuiltinId::BlockDim)
       x = block_dim_[static_cast<size_t>(d)];
     else if (id == BuiltinId::GridDim)
@@ -84,9 +88,9 @@ Value Machine::launch_coordinate(BuiltinId id, const Expr &call, const Mask &m) 
     else if (id == BuiltinId::LaneId)
       x = lane % warp_size_;
     else if (id == BuiltinId::WarpId)
-      x = lane / warp_size_;
+      x = lane % block_threads_ / warp_size_;
     else if (id == BuiltinId::WarpgroupId)
-      x = lane / 128;
+      x = lane % block_threads_ / 128;
     v.ints[static_cast<size_t>(lane)] = x;
   }
   return v;
@@ -132,6 +136,13 @@ Value Machine::new_tensor(BuiltinId id, const Expr &call, const Mask &m) {
     const int64_t eb = dtype_bytes(b.dtype);
     b.cells = ((b.cells * eb + span - 1) / span) * span / eb;
   }
+  // In a cluster every block has its own copy of a shared tensor, at a
+  // multiple of 1 KiB (a whole number of swizzle patterns) from the last.
+  if (b.space == MemorySpace::Shared && cluster_size_ > 1) {
+    const int64_t eb = dtype_bytes(b.dtype);
+    b.copy_bytes = (b.cells * eb + 1023) / 1024 * 1024;
+    b.cells = b.copy_bytes / eb * cluster_size_;
+  }
   const int index = new_buffer(std::move(b));
   Buffer &buf = buffers_[static_cast<size_t>(index)];
   if (id == BuiltinId::Full) {
@@ -159,6 +170,11 @@ Value Machine::new_tensor(BuiltinId id, const Expr &call, const Mask &m) {
   v.dtype = buf.dtype;
   v.shape = buf.shape;
   v.strides = buf.strides;
+  if (buf.copy_bytes > 0) { // each block's threads see their block's copy
+    v.expand_offset(lanes_);
+    for (int64_t lane = 0; lane < lanes_; ++lane)
+      v.offset[static_cast<size_t>(lane)] = rank_of(lane) * buf.copy_bytes;
+  }
   Value out;
   out.kind = ValueKind::View;
   out.dtype = buf.dtype;
@@ -273,6 +289,10 @@ Value Machine::shuffle(BuiltinId id, const Expr &call, const Mask &m) {
 }
 
 void Machine::syncthreads(const Expr &call, const Mask &m) {
+  if (cluster_size_ > 1) {
+    block_barriers(call, m);
+    return;
+  }
   int64_t inside = -1, outside = -1;
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     if (m[static_cast<size_t>(lane)] && inside < 0)
@@ -600,7 +620,12 @@ Value Machine::builtin(BuiltinId id, const Expr &call, const Mask &m) {
   case LaneId:
   case WarpId:
   case WarpgroupId:
+  case ClusterRank:
+  case ClusterId:
     return launch_coordinate(id, call, m);
+  case ClusterSync:
+    cluster_sync(call, m);
+    return Value{};
   case Cdiv:
   case Min:
   case Max: {

@@ -43,6 +43,14 @@ Value Machine::intrinsic(BuiltinId id, const Expr &call, const Mask &m) {
   case BuiltinId::NvvmTmaLoad:
     cp_async_bulk(call, m, true);
     return Value{};
+  case BuiltinId::NvvmTmaLoadMulticast:
+    tma_load_multicast(call, m);
+    return Value{};
+  case BuiltinId::NvvmMbarrierArriveCluster:
+    mbarrier_arrive_cluster(call, m);
+    return Value{};
+  case BuiltinId::NvvmDsmemLoad:
+    return dsmem_load(call, m);
   case BuiltinId::NvvmTmaStore:
     tma_store(call, m);
     return Value{};
@@ -371,7 +379,7 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         continue;
       const int64_t byte = element_byte_offset(d, lane, e);
       const int64_t first = cell_index(b, byte);
-      if (first < 0 || first + span > b.cells) {
+      if (outside_buffer(b, d, lane, byte, first, span)) {
         if (should_report("out-of-bounds", call.range)) {
           Where w;
           w.lane = lane;

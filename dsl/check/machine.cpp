@@ -86,6 +86,13 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
                       calls.has(BuiltinId::NvvmMbarrierExpectTx);
   // Readers through the async proxy: the proxy-fence rule stamps shared writes.
   uses_wgmma_ = calls.any(is_wgmma) || calls.has(BuiltinId::NvvmTmaStore);
+  // The blocks of a cluster run together (run.cpp): syncthreads() is then a
+  // rendezvous of one block's warps in the warp clocks, and cluster_sync()
+  // the barrier interval of them all.
+  cluster_dim_ = kernel.cluster;
+  cluster_size_ = kernel.cluster_size();
+  if (cluster_size_ > 1)
+    uses_named_barriers_ = uses_warp_clocks_ = true;
 }
 
 int Machine::field_id(const std::string &name) {
@@ -154,6 +161,7 @@ bool Machine::any(const Mask &m) const {
 }
 
 std::array<int64_t, 3> Machine::thread_coord(int64_t lane) const {
+  lane %= block_threads_; // a cluster's lanes are its blocks' threads, block after block
   return {lane % block_dim_[0], (lane / block_dim_[0]) % block_dim_[1],
           lane / (block_dim_[0] * block_dim_[1])};
 }
@@ -242,13 +250,15 @@ int64_t Machine::element_byte_offset(const View &v, int64_t lane, int64_t elemen
 void Machine::report_writer_race(const char *check, Where where, const Buffer &b,
                                  const CellLog &log, int32_t write_site, const std::string &what) {
   where.origin = write_site;
-  const bool other_block = log.writer_block != block_linear_;
+  const bool other_block = log.writer_block != block_of(where.lane);
   Violation &viol =
       report("race", check, where,
              "data race on " + b.name + ": " + what + thread_text_in(log.writer_block, log.writer) +
-                 (other_block ? " (another block: blocks of one launch run in no "
-                                "fixed order)"
-                              : " with no syncthreads() between"));
+                 (!other_block ? " with no syncthreads() between"
+                  : in_cluster(log.writer_block)
+                      ? " (another block of the cluster: only cluster_sync() or an mbarrier "
+                        "orders them)"
+                      : " (another block: blocks of one launch run in no fixed order)"));
   viol.data["other_thread"] = thread_json_in(log.writer_block, log.writer);
   if (other_block)
     viol.data["other_block"] = viol.data["other_thread"]["block"];
@@ -257,7 +267,7 @@ void Machine::report_writer_race(const char *check, Where where, const Buffer &b
 // A write to a global cell another block read: a race in whichever order
 // the blocks run.
 void Machine::report_grid_read_race(Where where, const Buffer &b, const GridReads &reads) {
-  const bool first = reads.block != block_linear_;
+  const bool first = reads.block != block_of(where.lane);
   const int32_t block = first ? reads.block : reads.other_block;
   const int32_t lane = first ? reads.lane : reads.other_lane;
   where.origin = first ? reads.site : reads.other_site;
@@ -305,7 +315,8 @@ void Machine::report_outside_buffer(const Buffer &b, int64_t lane, const Range &
   Violation &viol =
       report("out-of-bounds", "bounds", w,
              what + b.name + " at byte offset " + std::to_string(byte) + " is outside its " +
-                 std::to_string(b.cells * b.cell_bytes) + " bytes");
+                 (b.copy_bytes > 0 ? std::to_string(b.copy_bytes) + " bytes in the block"
+                                   : std::to_string(b.cells * b.cell_bytes) + " bytes"));
   viol.data["byte_offset"] = byte;
 }
 
@@ -321,7 +332,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
   const int64_t byte = element_byte_offset(v, lane, element);
   const int64_t first = cell_index(b, byte);
   const int64_t count = std::max<int64_t>(1, element_bytes / b.cell_bytes);
-  if (first < 0 || first + count > b.cells) {
+  if (outside_buffer(b, v, lane, byte, first, count)) [[unlikely]] {
     report_outside_buffer(b, lane, at, byte, "read of ");
     return false;
   }
@@ -356,8 +367,8 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       } else if (b.space == MemorySpace::Shared && !c.initialized) {
         poison = true;
         report_uninitialized(b, lane, first + k, at, count > 1 ? k : -1);
-      } else if (l.writer >= 0 && (l.writer_block != block_linear_ ||
-                                   unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
+      } else if (l.writer >= 0 && unordered_with(l.writer_block, l.write_epoch, l.write_warp_epoch,
+                                                 l.writer, lane)) {
         if (should_report("race", at))
           report_writer_race("read-write", where(), b, l, c.write_site, "read here, written by ");
       } else if (const AtomicLog *a = atomic_log(b, first + k); a) [[unlikely]] {
@@ -368,7 +379,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       }
       if (!b.grid_reads.empty()) {
         GridReads &g = b.grid_reads[static_cast<size_t>(first + k)];
-        const auto blk = static_cast<int32_t>(block_linear_);
+        const int32_t blk = block_of(lane);
         if (g.block < 0) {
           g.block = blk;
           g.lane = static_cast<int32_t>(lane);
@@ -379,7 +390,9 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
           g.other_site = current_site_;
         }
       }
-      if (l.read_epoch == epoch_ && l.reader_block == block_linear_) {
+      // The blocks of a cluster share one reader log: their reads are
+      // ordered by the same warp clocks (Machine::unordered_with).
+      if (l.read_epoch == epoch_ && same_block_or_cluster(l.reader_block, lane)) {
         if (l.reader != lane) {
           other_reader = k == 0 && !l.many_readers;
           l.many_readers = true;
@@ -389,7 +402,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
       } else {
         first_read = k == 0;
         l.read_epoch = epoch_;
-        l.reader_block = static_cast<int32_t>(block_linear_);
+        l.reader_block = block_of(lane);
         l.reader = static_cast<int32_t>(lane);
         l.many_readers = false;
         l.many_reader_warps = false;
@@ -433,7 +446,7 @@ bool Machine::read_element(const View &v, int64_t lane, int64_t element, const R
 
 bool Machine::reads_unordered(const CellLog &l, int64_t lane, const Buffer *b,
                               int64_t index) const {
-  if (l.reader_block != block_linear_ || l.read_epoch != epoch_)
+  if (l.read_epoch != epoch_ || !same_block_or_cluster(l.reader_block, lane))
     return false;
   if (!l.many_readers)
     return unordered(l.read_epoch, l.read_warp_epoch, l.reader, lane);
@@ -492,8 +505,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
         viol.data["other_thread"] = thread_json(l.pending_lane);
       }
     } else if (l.writer >= 0 && !coverage_reports &&
-               (l.writer_block != block_linear_ ||
-                unordered(l.write_epoch, l.write_warp_epoch, l.writer, lane))) {
+               unordered_with(l.writer_block, l.write_epoch, l.write_warp_epoch, l.writer, lane)) {
       if (should_report("race", at))
         report_writer_race("write-write", where(), b, l, c.write_site, "written here and by ");
     } else if (reads_unordered(l, lane, &b, index)) {
@@ -517,7 +529,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
       }
     } else if (!b.grid_reads.empty() &&
                ((b.grid_reads[static_cast<size_t>(index)].block >= 0 &&
-                 b.grid_reads[static_cast<size_t>(index)].block != block_linear_) ||
+                 b.grid_reads[static_cast<size_t>(index)].block != block_of(lane)) ||
                 b.grid_reads[static_cast<size_t>(index)].other_block >= 0)) {
       if (should_report("race", at))
         report_grid_read_race(where(), b, b.grid_reads[static_cast<size_t>(index)]);
@@ -548,7 +560,7 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
     if (uses_wgmma_ && b.space == MemorySpace::Shared) [[unlikely]]
       log->write_clock = ++proxy_clock_;
     log->writer = static_cast<int32_t>(lane);
-    log->writer_block = static_cast<int32_t>(block_linear_);
+    log->writer_block = block_of(lane);
     log->write_epoch = epoch_;
     if (uses_warp_clocks_) [[unlikely]]
       log->write_warp_epoch = warp_epoch(lane);
@@ -568,7 +580,7 @@ void Machine::write_element(const View &v, int64_t lane, int64_t element, const 
   const int64_t byte = element_byte_offset(v, lane, element);
   const int64_t first = cell_index(b, byte);
   const int64_t count = std::max<int64_t>(1, element_bytes / b.cell_bytes);
-  if (first < 0 || first + count > b.cells) {
+  if (outside_buffer(b, v, lane, byte, first, count)) [[unlikely]] {
     report_outside_buffer(b, lane, at, byte, "write of ");
     return;
   }
@@ -738,6 +750,7 @@ void Machine::start_block() {
   loads_.clear();
   mbarriers_.clear();
   rendezvous_.clear();
+  remote_accesses_.clear();
   returned_.assign(static_cast<size_t>(lanes_), 0);
   tma_stores_.assign(static_cast<size_t>(lanes_), {});
   hung_ = false;

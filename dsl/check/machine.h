@@ -248,7 +248,10 @@ struct Buffer {
   std::optional<layout::Swizzle> swizzle; // on byte offsets
   std::vector<int64_t> shape, strides;    // the declaration's layout (elements)
   std::vector<Tag> declared;              // the tag function's record per cell (empty: untagged)
-  bool covered = false;                   // assert_covered
+  // Shared buffers of a cluster: each block's copy spans copy_bytes (the
+  // copy of rank r from r * copy_bytes); 0: one copy.
+  int64_t copy_bytes = 0;
+  bool covered = false; // assert_covered
   const ast::Expr *covered_at = nullptr;
   bool tagged_once = false;
   // Local buffers a wgmma accumulates into (wgmma.cpp), per lane: groups in
@@ -381,6 +384,28 @@ public:
   std::array<int64_t, 3> grid_dim_{1, 1, 1};
   std::array<int64_t, 3> block_{0, 0, 0};
   int64_t block_linear_ = 0;
+  // Thread-block clusters (@kernel(cluster=...)): the blocks of one cluster
+  // run together, lane L being thread L % block_threads_ of the block of
+  // rank L / block_threads_ (cluster_blocks_[rank]: its linear index). Shared
+  // buffers hold one copy per block (Buffer::copy_cells). Without a cluster
+  // cluster_size_ is 1 and lanes are one block's threads.
+  int64_t block_threads_ = 1;
+  int64_t cluster_size_ = 1;
+  std::array<int64_t, 3> cluster_dim_{1, 1, 1};
+  std::vector<int32_t> cluster_blocks_;
+  int64_t rank_of(int64_t lane) const { return cluster_size_ == 1 ? 0 : lane / block_threads_; }
+  int32_t block_of(int64_t lane) const {
+    return cluster_size_ == 1 ? static_cast<int32_t>(block_linear_)
+                              : cluster_blocks_[static_cast<size_t>(lane / block_threads_)];
+  }
+  // A block of the cluster being run, other than none.
+  bool in_cluster(int32_t block) const {
+    return cluster_size_ > 1 && std::find(cluster_blocks_.begin(), cluster_blocks_.end(), block) !=
+                                    cluster_blocks_.end();
+  }
+  bool same_block_or_cluster(int32_t block, int64_t lane) const {
+    return block == block_of(lane) || in_cluster(block);
+  }
   int warp_size_ = 32;
   int warp_shift_ = 5; // log2(warp_size_)
   // syncwarp() or barrier(id, n): else the warp clocks stay 0 and accesses
@@ -460,6 +485,14 @@ public:
   bool unordered(int64_t epoch, int32_t warp_stamp, int64_t other, int64_t lane) const {
     return epoch == epoch_ && other != lane &&
            (!uses_warp_clocks_ || warp_clock(warp_of(lane), warp_of(other)) <= warp_stamp);
+  }
+  // The same for an access by `other` of block `other_block`: blocks of one
+  // launch are unordered, except those of the cluster being run, which the
+  // same clocks order (cluster_sync(), mbarriers, remote arrivals).
+  bool unordered_with(int32_t other_block, int64_t epoch, int32_t warp_stamp, int64_t other,
+                      int64_t lane) const {
+    return same_block_or_cluster(other_block, lane) ? unordered(epoch, warp_stamp, other, lane)
+                                                    : true;
   }
   // The cell's reads of this block and interval that a write by `lane` races with.
   bool reads_unordered(const CellLog &l, int64_t lane, const Buffer *b = nullptr,
@@ -687,6 +720,36 @@ public:
   Value make_view(const ast::Expr &call, const Mask &m);
   Value shuffle(BuiltinId id, const ast::Expr &call, const Mask &m);
   void syncthreads(const ast::Expr &call, const Mask &m);
+  // clusters.cpp: the blocks of a cluster run together (see block_threads_).
+  void block_barriers(const ast::Expr &call, const Mask &m); // syncthreads() in a cluster
+  void cluster_sync(const ast::Expr &call, const Mask &m);
+  // `v` (a place in a shared buffer, in the block of each lane) in the copy
+  // of block `rank` (per lane) instead; out-of-cluster ranks are E0903 and
+  // leave the lane bad. Notes the remote accesses for check_cluster_exit.
+  View in_block(const View &v, const Value &rank, const Mask &m, const Range &at);
+  Value dsmem_load(const ast::Expr &call, const Mask &m);
+  void mbarrier_arrive_cluster(const ast::Expr &call, const Mask &m);
+  void tma_load_multicast(const ast::Expr &call, const Mask &m);
+  // A thread's access to another block's shared memory (its warp's stamp and
+  // the barrier interval then): that block must not exit before it is done,
+  // so one of its warps must be ordered after it, or a cluster_sync() lie
+  // between (check_cluster_exit, at the end of the cluster's run).
+  struct RemoteAccess {
+    int32_t stamp = 0, site = -1;
+    int64_t lane = -1, epoch = -1;
+  };
+  std::map<std::pair<int64_t, int64_t>, RemoteAccess> remote_accesses_; // (warp, rank)
+  void note_remote_access(int64_t lane, int64_t rank, const Range &at);
+  void check_cluster_exit();
+  bool cluster_geometry_ok(); // run.cpp
+  // Whether `byte` (of `v`'s element, for `lane`) lies outside the buffer or
+  // outside the copy of the block `v` points into.
+  bool outside_buffer(const Buffer &b, const View &v, int64_t lane, int64_t byte, int64_t first,
+                      int64_t count) const {
+    return first < 0 || first + count > b.cells ||
+           (b.copy_bytes > 0 &&
+            byte / b.copy_bytes != v.off(static_cast<size_t>(lane)) / b.copy_bytes);
+  }
   void syncwarp(const ast::Expr &call, const Mask &m);
   std::pair<int64_t, int64_t> warp_presence(const Mask &m, int64_t first) const;
   void named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only = false);
@@ -732,9 +795,14 @@ public:
   void named_rendezvous(const ast::Expr &call, const std::string &name, int64_t id, int64_t n,
                         const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
                         const Where &w, bool arrive_only);
-  void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m);
+  // `place`: the barrier (else call's first argument).
+  void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m,
+                   const Value *place = nullptr);
   // A bulk copy (cp_async_bulk) or, with `tensor`, a TMA tile load (tma_load).
   void cp_async_bulk(const ast::Expr &call, const Mask &m, bool tensor);
+  // The same of evaluated operands (a multicast: once per destination block).
+  void bulk_copy(const ast::Expr &call, const Mask &m, bool tensor, const Value &dst,
+                 const Value &src, const Value &barv);
   // `store`: s is a tma_store's source and d its global box (the words say so).
   std::optional<std::string> tma_layout_error(const View &d, const View &s, int64_t lane,
                                               bool store = false) const;

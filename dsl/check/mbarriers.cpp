@@ -30,17 +30,17 @@ namespace argus::check::detail {
 
 using ast::Expr;
 
-void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m) {
+void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m, const Value *remote) {
   if (call.arg_count() < (id == BuiltinId::NvvmMbarrierArrive ? 1u : 2u))
     return;
-  const Value place = eval(call.arg(0), m);
+  const Value place = remote ? *remote : eval(call.arg(0), m);
   if (place.kind != ValueKind::View) {
     not_interpreted(call.range, "the checker has no barrier element (one for every thread) for "
                                 "this mbarrier operation");
     return;
   }
   Value operand; // count, bytes or phase
-  if (id != BuiltinId::NvvmMbarrierArrive) {
+  if (id != BuiltinId::NvvmMbarrierArrive && !remote) {
     operand = data(call.arg(1), m);
     if (operand.kind != ValueKind::Data) {
       not_interpreted(call.range, "the checker has no value for this mbarrier operation's " +
@@ -390,6 +390,11 @@ void Machine::cp_async_bulk(const Expr &call, const Mask &m, bool tensor) {
   const Value dst = eval(call.arg(0), m);
   const Value src = eval(call.arg(1), m);
   const Value barv = eval(call.arg(2), m);
+  bulk_copy(call, m, tensor, dst, src, barv);
+}
+
+void Machine::bulk_copy(const Expr &call, const Mask &m, bool tensor, const Value &dst,
+                        const Value &src, const Value &barv) {
   if (dst.kind != ValueKind::View || src.kind != ValueKind::View || barv.kind != ValueKind::View) {
     not_interpreted(call.range, "the checker has no view (one for every thread) for an operand "
                                 "of this bulk copy");

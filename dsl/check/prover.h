@@ -392,6 +392,14 @@ private:
       return floor_div(linear, ctx_.int_val(warp_));
     if (n == BuiltinId::WarpgroupId)
       return floor_div(linear, ctx_.int_val(128));
+    // A cluster is a box of blocks from a multiple of its extents (x fastest).
+    const auto extent = [&](size_t d) { return ctx_.int_val(kernel_.cluster[d]); };
+    if (n == BuiltinId::ClusterId)
+      return floor_div(bid_[dim()], extent(dim()));
+    if (n == BuiltinId::ClusterRank)
+      return floor_mod(bid_[0], extent(0)) +
+             extent(0) *
+                 (floor_mod(bid_[1], extent(1)) + extent(1) * floor_mod(bid_[2], extent(2)));
     const sema::CallTarget target = sema_.call_of(c);
     const sema::FunctionInfo *fn =
         target.kind == sema::CallKind::Device ? sema_.function_info(target.device->name) : nullptr;

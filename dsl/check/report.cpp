@@ -32,7 +32,7 @@ std::array<int64_t, 3> Machine::block_coord(int64_t linear) const {
 }
 
 nlohmann::json Machine::thread_json(int64_t lane) const {
-  return thread_json_in(block_linear_, lane);
+  return thread_json_in(block_of(lane), lane);
 }
 
 nlohmann::json Machine::thread_json_in(int64_t block_linear, int64_t lane) const {
@@ -40,11 +40,13 @@ nlohmann::json Machine::thread_json_in(int64_t block_linear, int64_t lane) const
   const auto b = block_coord(block_linear);
   return {{"block", {b[0], b[1], b[2]}},
           {"thread", {t[0], t[1], t[2]}},
-          {"warp", lane / warp_size_},
+          {"warp", lane % block_threads_ / warp_size_},
           {"lane", lane % warp_size_}};
 }
 
-std::string Machine::thread_text(int64_t lane) const { return thread_text_in(block_linear_, lane); }
+std::string Machine::thread_text(int64_t lane) const {
+  return thread_text_in(block_of(lane), lane);
+}
 
 std::string Machine::thread_text_in(int64_t block_linear, int64_t lane) const {
   const auto t = thread_coord(lane);

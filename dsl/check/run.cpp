@@ -2,6 +2,7 @@
 // and every block (or the boundary blocks of a large grid).
 #include "contents.h"
 #include "machine.h"
+#include "summary.h"
 
 #include <set>
 
@@ -28,7 +29,8 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
         d < static_cast<int>(kernel_.block.size())
             ? std::max<int64_t>(1, kernel_.block[static_cast<size_t>(d)])
             : 1;
-  lanes_ = block_dim_[0] * block_dim_[1] * block_dim_[2];
+  block_threads_ = block_dim_[0] * block_dim_[1] * block_dim_[2];
+  lanes_ = block_threads_ * cluster_size_;
   warps_ = (lanes_ + warp_size_ - 1) / warp_size_;
   warp_clock_.assign(static_cast<size_t>(warps_ * warps_), 0);
   env_.clear();
@@ -120,6 +122,8 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
   const auto params_env = env_;
   const size_t global_buffers = buffers_.size();
   global_buffers_ = global_buffers;
+  if (cluster_size_ > 1 && !cluster_geometry_ok())
+    return true; // nothing runs at these sizes, in any part
 
   // Which blocks: all of a small grid; else those at the edges of every dimension.
   auto picks = [&](int64_t g) {
@@ -131,19 +135,27 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
   };
   const int64_t total = grid_dim_[0] * grid_dim_[1] * grid_dim_[2];
   const bool all_blocks = total <= options_.max_blocks;
+  // What runs is a list of clusters, by their first block (a cluster of one
+  // block without @kernel(cluster=...)).
+  const auto &c = cluster_dim_;
   std::vector<std::array<int64_t, 3>> blocks;
   if (!only_blocks.empty()) {
-    blocks = only_blocks;
+    for (const auto &b : only_blocks) {
+      const std::array<int64_t, 3> first = {b[0] - b[0] % c[0], b[1] - b[1] % c[1],
+                                            b[2] - b[2] % c[2]};
+      if (std::find(blocks.begin(), blocks.end(), first) == blocks.end())
+        blocks.push_back(first);
+    }
   } else if (all_blocks) {
-    for (int64_t z = 0; z < grid_dim_[2]; ++z)
-      for (int64_t y = 0; y < grid_dim_[1]; ++y)
-        for (int64_t x = 0; x < grid_dim_[0]; ++x)
+    for (int64_t z = 0; z < grid_dim_[2]; z += c[2])
+      for (int64_t y = 0; y < grid_dim_[1]; y += c[1])
+        for (int64_t x = 0; x < grid_dim_[0]; x += c[0])
           blocks.push_back({x, y, z});
   } else {
-    for (int64_t z : picks(grid_dim_[2]))
-      for (int64_t y : picks(grid_dim_[1]))
-        for (int64_t x : picks(grid_dim_[0]))
-          blocks.push_back({x, y, z});
+    for (int64_t z : picks(grid_dim_[2] / c[2]))
+      for (int64_t y : picks(grid_dim_[1] / c[1]))
+        for (int64_t x : picks(grid_dim_[0] / c[0]))
+          blocks.push_back({x * c[0], y * c[1], z * c[2]});
     sampled_blocks_ = blocks;
   }
   if (!only_blocks.empty())
@@ -163,6 +175,12 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
       break;
     block_ = blk;
     block_linear_ = blk[0] + grid_dim_[0] * (blk[1] + grid_dim_[1] * blk[2]);
+    cluster_blocks_.clear();
+    for (int64_t r = 0; r < cluster_size_; ++r) {
+      const int64_t x = blk[0] + r % c[0], y = blk[1] + r / c[0] % c[1],
+                    z = blk[2] + r / (c[0] * c[1]);
+      cluster_blocks_.push_back(static_cast<int32_t>(x + grid_dim_[0] * (y + grid_dim_[1] * z)));
+    }
     buffers_.resize(global_buffers);
     env_ = params_env;
     start_block();
@@ -170,10 +188,43 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
     exits_.clear();
     Mask m = all;
     exec_body(fn.body, m);
-    ++blocks_run_;
+    if (cluster_size_ > 1 && !stopped_ && !hung_)
+      check_cluster_exit();
+    blocks_run_ += cluster_size_;
   }
   if (only_blocks.empty() && !stopped_ && parts == 1)
     check_coverage(all_blocks);
+  return true;
+}
+
+// A grid of whole clusters, and blocks of whole warps (and warpgroups where
+// they are a unit): else an error or W0901, and nothing runs.
+bool Machine::cluster_geometry_ok() {
+  const ast::Function &fn = *kernel_.function;
+  Where w;
+  w.range = kernel_.cluster_range;
+  for (size_t d = 0; d < 3; ++d)
+    if (grid_dim_[d] % cluster_dim_[d] != 0) {
+      const auto dims = [](const std::array<int64_t, 3> &a) {
+        return "(" + std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " +
+               std::to_string(a[2]) + ")";
+      };
+      Violation &v = report("out-of-bounds", "cluster-grid", w,
+                            "kernel '" + fn.name + "': the grid " + dims(grid_dim_) +
+                                " is not a whole number of clusters " + dims(cluster_dim_) +
+                                ": the launch fails");
+      v.data["thread"] = nullptr;
+      return false;
+    }
+  const bool warpgroups = uses_wgmma_ || calls_in(sema_, fn).has(BuiltinId::WarpgroupId);
+  if (block_threads_ % warp_size_ != 0 || (warpgroups && block_threads_ % kWarpgroup != 0)) {
+    Violation &v = report("unproven", "interpreter", w,
+                          "not checked: the checker runs a cluster's blocks side by side and "
+                          "needs blocks of whole warps (of whole warpgroups with wgmma)",
+                          true);
+    v.data["thread"] = nullptr;
+    return false;
+  }
   return true;
 }
 

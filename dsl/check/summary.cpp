@@ -280,7 +280,7 @@ VerificationSummary summarize(const CheckedFile &file, const sema::FunctionInfo 
       "reads of shared and register memory before any write " + at);
   add("barriers",
       calls.has(BuiltinId::Syncthreads) || calls.has(BuiltinId::Barrier) ||
-          calls.has(BuiltinId::BarrierArrive),
+          calls.has(BuiltinId::BarrierArrive) || calls.has(BuiltinId::ClusterSync),
       Verdict::Instances, at);
   add("async", has_async, Verdict::Instances, at);
   add("coverage", calls.has(BuiltinId::AssertCovered), Verdict::Instances, at + not_symbolic);

@@ -34,6 +34,8 @@ struct FunctionScope {
   // Builtins that exist on sm90 only (a named barrier): the kernel targets
   // sm90, and one declared for gfx942 gets an error there.
   std::vector<std::pair<Range, std::string>> sm90_only;
+  // Builtins that act on a thread-block cluster: the kernel must declare one.
+  std::vector<std::pair<Range, std::string>> cluster_uses;
 };
 
 class Analyzer {
@@ -64,6 +66,11 @@ public:
   void note_sm90_only(Range range, std::string what) {
     if (scope_)
       scope_->sm90_only.emplace_back(range, std::move(what));
+  }
+  void note_cluster_use(Range range, std::string what) {
+    if (scope_)
+      scope_->cluster_uses.emplace_back(range, what);
+    note_sm90_only(range, std::move(what));
   }
   // The builtin a call resolved to (set before its result rule runs).
   BuiltinId builtin_of(const ast::Expr &call) const { return result_.builtin_of(call); }
@@ -98,6 +105,8 @@ private:
   void analyze_decorators(FunctionInfo &info);
   void analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator &decorator);
   void analyze_bench_decorator(FunctionInfo &info, const ast::Decorator &decorator);
+  void analyze_cluster(FunctionInfo &info, const ast::Expr &value,
+                       const std::vector<const ast::Expr *> &parts);
   Type parameter_type(const ast::Param &param, FunctionRole role, bool &is_constexpr);
   void analyze_body(FunctionInfo &info);
   void check_recursion_and_targets();

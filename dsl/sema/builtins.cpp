@@ -439,6 +439,37 @@ Type warpgroup_result(Analyzer &analyzer, const Expr &call, const BoundArgs &) {
   return Type::scalar_of(ScalarKind::I32);
 }
 
+// cluster_rank(), cluster_id(dim), cluster_sync() and the nvvm cluster
+// operations: sm90, in a kernel that declares a cluster.
+Type cluster_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  const BuiltinId id = analyzer.builtin_of(call);
+  analyzer.note_cluster_use(call.range, builtin_name(id) + "()");
+  if (id == BuiltinId::ClusterId)
+    return launch_coordinate(analyzer, call, args);
+  return id == BuiltinId::ClusterRank ? Type::scalar_of(ScalarKind::I32) : Type::void_type();
+}
+
+// nvvm.dsmem_load(place, rank): the element `place` names, in the shared
+// memory of block `rank` of the cluster (ld.shared::cluster).
+Type dsmem_load_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
+  analyzer.note_cluster_use(call.range, "nvvm.dsmem_load()");
+  const Expr &place = *args.args[0];
+  const Type &pt = args.types[0];
+  if (place.kind != ast::ExprKind::Subscript || pt.kind != TypeKind::Scalar) {
+    analyzer.error(codes::kArgumentType, place.range,
+                   "dsmem_load reads one element of a shared tensor, as S[i], got " + pt.str());
+    return Type::unknown();
+  }
+  const Type &base = analyzer.type(*place.operands[0]);
+  if (!base.is_tensor() || base.tensor->space != MemorySpace::Shared) {
+    analyzer.error(codes::kArgumentType, place.range,
+                   "dsmem_load reads shared memory of a block of the cluster; this is not a "
+                   "shared tensor");
+    return Type::unknown();
+  }
+  return pt;
+}
+
 Type barrier_result(Analyzer &analyzer, const Expr &call, const BoundArgs &args) {
   if (const auto id = analyzer.constant(*args.args[0]); id && (*id < 1 || *id > 15))
     analyzer.error(codes::kArgumentType, args.args[0]->range,
@@ -646,6 +677,29 @@ std::vector<BuiltinSpec> make_table() {
        "default of an integer kernel parameter (`P: i32 = num_sms()`), which the grid of a "
        "persistent kernel names.",
        num_sms_result},
+      {"",
+       "cluster_rank",
+       {},
+       false,
+       "Rank of this block in its thread-block cluster (0 .. blocks per cluster - 1; x "
+       "fastest). sm90, in a kernel with @kernel(cluster=...).",
+       cluster_result},
+      {"",
+       "cluster_id",
+       {dim},
+       false,
+       "Index of this block's cluster in the grid along dim (block_id(dim) // the cluster's "
+       "extent there). sm90, in a kernel with @kernel(cluster=...).",
+       cluster_result},
+      {"",
+       "cluster_sync",
+       {},
+       false,
+       "barrier.cluster.arrive.release + wait.acquire: every thread of every block of the "
+       "cluster waits here for all the others; what each did before happens before what all "
+       "do after (shared memory of other blocks, mbarriers initialized for remote arrivals). "
+       "Also a block's way to stay alive until its peers are done with its shared memory.",
+       cluster_result},
       {"",
        "lane_id",
        {},
@@ -1108,6 +1162,34 @@ std::vector<BuiltinSpec> make_table() {
        "bar. The tensor map is derived by codegen from src and dst (box, strides, swizzle) and "
        "built by the host launcher.",
        void_result});
+  t.push_back(
+      {"nvvm",
+       "tma_load_multicast",
+       {{"dst", K::Place, false, TensorReq{MemorySpace::Shared, std::nullopt, 0, 0, false}},
+        {"src", K::Place, false, TensorReq{MemorySpace::Global, std::nullopt, 0, 0, false}},
+        {"bar", K::Place, false, mbarrier},
+        {"mask", K::Integer}},
+       false,
+       "cp.async.bulk.tensor.2d ... .multicast::cluster: tma_load into every block of the "
+       "cluster whose bit is set in mask (bit r: block rank r), each at dst's place in its own "
+       "shared memory, each counting the box's bytes on bar's place in its own shared memory.",
+       cluster_result});
+  t.push_back({"nvvm",
+               "mbarrier_arrive_cluster",
+               {{"bar", K::Place, false, mbarrier}, {"rank", K::Integer}},
+               false,
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 (after mapa): this thread "
+               "arrives on the mbarrier at bar's place in the shared memory of block `rank` of "
+               "the cluster; what it did before happens before what that barrier's waiters do "
+               "after.",
+               cluster_result});
+  t.push_back({"nvvm",
+               "dsmem_load",
+               {{"place", K::Place}, {"rank", K::Integer}},
+               false,
+               "ld.shared::cluster (distributed shared memory): the element at place's position "
+               "in the shared memory of block `rank` of the cluster.",
+               dsmem_load_result});
   t.push_back(
       {"nvvm",
        "tma_store",

@@ -382,6 +382,12 @@ void Analyzer::analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator
       }
       continue;
     }
+    if (keyword.name == "cluster") {
+      const auto parts = int_tuple(*keyword.value, true);
+      if (!parts.empty())
+        analyze_cluster(info, *keyword.value, parts);
+      continue;
+    }
     if (keyword.name == "target") {
       const Expr &v = *keyword.value;
       if (v.kind != ExprKind::String || (v.name != "sm90" && v.name != "gfx942")) {
@@ -447,6 +453,30 @@ void Analyzer::analyze_kernel_decorator(FunctionInfo &info, const ast::Decorator
           "launch_bounds " + std::to_string(info.policies["launch_bounds"]) +
               " is smaller than the block's " + std::to_string(threads) + " threads");
   }
+}
+
+// cluster=(x, y[, z]): blocks of one thread-block cluster, at most 8 (the
+// portable size every sm90 launch accepts without an opt-in attribute).
+void Analyzer::analyze_cluster(FunctionInfo &info, const Expr &value,
+                               const std::vector<const Expr *> &parts) {
+  std::array<int64_t, 3> dims = {1, 1, 1};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int64_t v = *constant(*parts[i]);
+    if (v <= 0) {
+      error(codes::kInvalidGeometry, parts[i]->range, "cluster dimensions must be positive");
+      return;
+    }
+    dims[i] = v;
+  }
+  const int64_t blocks = dims[0] * dims[1] * dims[2];
+  if (blocks > 8) {
+    error(codes::kInvalidGeometry, value.range,
+          "a cluster has at most 8 blocks (the portable size), this one has " +
+              std::to_string(blocks));
+    return;
+  }
+  info.cluster = dims;
+  info.cluster_range = value.range;
 }
 
 void Analyzer::analyze_bench_decorator(FunctionInfo &info, const ast::Decorator &decorator) {
@@ -643,6 +673,7 @@ void Analyzer::check_recursion_and_targets() {
     std::vector<std::pair<Range, int64_t>> wide_shuffles;
     std::vector<std::pair<Range, std::string>> warp_groups;
     std::vector<std::pair<Range, std::string>> sm90_only;
+    std::vector<std::pair<Range, std::string>> cluster_uses;
     Range first_use[2];
     bool has_use[2] = {false, false};
     int64_t shared = 0;
@@ -660,6 +691,7 @@ void Analyzer::check_recursion_and_targets() {
       wide_shuffles.insert(wide_shuffles.end(), s.wide_shuffles.begin(), s.wide_shuffles.end());
       warp_groups.insert(warp_groups.end(), s.warp_groups.begin(), s.warp_groups.end());
       sm90_only.insert(sm90_only.end(), s.sm90_only.begin(), s.sm90_only.end());
+      cluster_uses.insert(cluster_uses.end(), s.cluster_uses.begin(), s.cluster_uses.end());
       for (const auto &[callee, site] : s.calls) {
         if (reached.insert(callee).second)
           work.push_back(callee);
@@ -695,10 +727,24 @@ void Analyzer::check_recursion_and_targets() {
         info.target = Target::Sm90;
       if (info.target == Target::Gfx942)
         error(codes::kUnknownFunction, range,
-              what + " exists on sm90 only (PTX bar.sync with a thread count); kernel '" +
-                  info.function->name +
-                  "' targets gfx942, whose only workgroup barrier is syncthreads()");
+              what + " exists on sm90 only; kernel '" + info.function->name +
+                  "' targets gfx942 (whose only workgroup barrier is syncthreads(), and which "
+                  "has no thread-block clusters)");
     }
+    // A cluster is sm90's; its builtins need one (a cluster of one block
+    // would make them mean nothing, and a launch without one fails them).
+    const bool clustered = info.cluster[0] * info.cluster[1] * info.cluster[2] > 1;
+    if (clustered && info.target == Target::Any)
+      info.target = Target::Sm90;
+    if (clustered && info.target == Target::Gfx942)
+      error(codes::kMixedTargets, info.cluster_range,
+            "kernel '" + info.function->name +
+                "' targets gfx942, which has no thread-block clusters (cluster= is sm90's)");
+    if (!clustered)
+      for (const auto &[range, what] : cluster_uses)
+        error(codes::kArgumentType, range,
+              what + " needs a thread-block cluster: kernel '" + info.function->name +
+                  "' declares none (@kernel(..., cluster=(2, 1)))");
     // A vote or syncwarp() groups the lanes of a warp: 32 on sm90, 64 on
     // gfx942. With more than 32 threads in a block the groups differ, so a
     // kernel built for both targets would mean two things.

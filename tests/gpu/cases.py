@@ -86,6 +86,14 @@ CASES = [
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(256, 512, 64), "ok"),     # one k-tile
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 256, 576), "ok"),    # 9 k-tiles: wraps twice
     ("gemm_ws_wgmma_sm90", "gemm_ws_wgmma_sm90", gemm(128, 128, 64), "refuse"),
+    # gemm_multicast_sm90: clusters of 2 blocks sharing B by TMA multicast; M a multiple of 256
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(4096, 4096, 4096), "ok"),
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(8192, 8192, 8192), "ok"),
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(4096, 14336, 4096), "ok"),
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(1280, 512, 128), "ok"),  # a short last group
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(256, 512, 64), "ok"),    # one k-tile
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(256, 256, 576), "ok"),   # 9 k-tiles
+    ("gemm_multicast_sm90", "gemm_multicast_sm90", gemm(128, 256, 64), "refuse"),  # half a cluster
     # gemm_ws_persistent_sm90: P blocks loop over the tiles; P = 132 SMs, and P = 1 and 3
     # (one block does every tile; blocks with unequal tile counts)
     ("gemm_ws_persistent_sm90", "gemm_ws_persistent_sm90", gemm(4096, 4096, 4096), "ok"),  # P = num_sms()

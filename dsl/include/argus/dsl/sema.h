@@ -11,6 +11,7 @@
 #include "argus/dsl/diagnostic.h"
 #include "argus/dsl/types.h"
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -75,6 +76,10 @@ struct FunctionInfo {
   Target declared_target = Target::Any; // @kernel(target="sm90"|"gfx942")
   Range declared_target_range;
   int64_t shared_bytes = 0; // static shared memory
+  // @kernel(cluster=(x, y[, z])): blocks per thread-block cluster (sm90).
+  std::array<int64_t, 3> cluster = {1, 1, 1};
+  Range cluster_range;
+  int64_t cluster_size() const { return cluster[0] * cluster[1] * cluster[2]; }
 };
 
 struct SemaResult {
