@@ -398,16 +398,23 @@ void Machine::cp_async_places(int64_t bytes, const Expr &call, const Value &dst_
         if (reads_unordered(l, lane, &b, idx) && should_report("race", call.range)) {
           Where w = where_at(b, lane, idx, call.range);
           w.origin = l.read_site;
-          Violation &viol = report("race", "read-write", w,
-                                   "data race on " + b.name +
-                                       ": async copy into it while other threads read it in the "
-                                       "same barrier interval (no syncthreads() between)");
+          // In a cluster the readers may be the destination block's, which
+          // only an mbarrier or cluster_sync() orders before this copy.
+          const bool other_block = l.reader_block != block_of(lane);
+          Violation &viol =
+              report("race", "read-write", w,
+                     "data race on " + b.name + ": async copy into it while " +
+                         (other_block ? thread_text_in(l.reader_block, l.reader) +
+                                            " (another block of the cluster) reads it, with no "
+                                            "cluster_sync() or mbarrier ordering the read first"
+                                      : std::string("other threads read it in the same barrier "
+                                                    "interval (no syncthreads() between)")));
           if (!viol.related.empty()) {
             viol.related.back().message = "read here";
             viol.data["origin"]["note"] = "read here";
           }
           if (l.reader != lane)
-            viol.data["other_thread"] = thread_json(l.reader);
+            viol.data["other_thread"] = thread_json_in(l.reader_block, l.reader);
         }
         if (l.wgmma_readers > 0 && should_report("race", call.range)) {
           Where w = where_at(b, lane, idx, call.range);

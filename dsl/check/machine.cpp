@@ -519,7 +519,11 @@ void Machine::write_cell(int buffer, int64_t lane, int64_t index, const Range &a
             report("race", "read-write", w,
                    "data race on " + b.name + ": written here while " +
                        (other >= 0 ? thread_text(other) : std::string("other threads")) +
-                       " read it in the same barrier interval (no syncthreads() between)");
+                       (other >= 0 && block_of(other) != block_of(lane)
+                            ? " (another block of the cluster) read it, with no cluster_sync() "
+                              "or mbarrier between"
+                            : " read it in the same barrier interval (no syncthreads() "
+                              "between)"));
         if (other >= 0)
           viol.data["other_thread"] = thread_json(other);
         if (!viol.related.empty()) {

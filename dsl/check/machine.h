@@ -395,8 +395,9 @@ public:
   std::vector<int32_t> cluster_blocks_;
   int64_t rank_of(int64_t lane) const { return cluster_size_ == 1 ? 0 : lane / block_threads_; }
   int32_t block_of(int64_t lane) const {
-    return cluster_size_ == 1 ? static_cast<int32_t>(block_linear_)
-                              : cluster_blocks_[static_cast<size_t>(lane / block_threads_)];
+    return cluster_size_ == 1 || cluster_blocks_.empty() // (before the first cluster runs)
+               ? static_cast<int32_t>(block_linear_)
+               : cluster_blocks_[static_cast<size_t>(lane / block_threads_)];
   }
   // A block of the cluster being run, other than none.
   bool in_cluster(int32_t block) const {

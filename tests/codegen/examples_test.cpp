@@ -183,6 +183,45 @@ TEST(TmaStore, LowersToBulkGroupsOnTensorMapsAndCompiles) {
   ASSERT_TRUE(report.ok) << report.output;
 }
 
+// Thread-block clusters: the cluster's dimensions on the kernel, the cluster
+// barrier, fenced mbarrier inits, remote arrivals and loads through mapa, and
+// multicast TMA boxes; nvcc accepts the whole artifact.
+TEST(Clusters, LowerToClusterPtxAndCompile) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_multicast_sm90.argus";
+  const LowerResult lowered = lower(test::check_file(path), GpuTarget::Sm90);
+  ASSERT_TRUE(lowered.ok);
+  const std::string &src = lowered.source;
+  EXPECT_NE(src.find("__cluster_dims__(2, 1, 1)\ngemm_multicast_sm90("), std::string::npos);
+  EXPECT_NE(src.find("barrier.cluster.arrive.release.aligned;"), std::string::npos);
+  EXPECT_NE(src.find("fence.mbarrier_init.release.cluster;"), std::string::npos);
+  EXPECT_NE(src.find("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"),
+            std::string::npos);
+  EXPECT_NE(src.find("mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], "
+                     "[%4], %5;"),
+            std::string::npos);
+  // The rank is the block's place in its cluster, x fastest.
+  EXPECT_NE(src.find("int32_t rank = int(blockIdx.x) & 1;"), std::string::npos);
+  const LowerResult dsmem = lower(test::check_file(std::string(ARGUS_SOURCE_DIR) +
+                                                   "/tests/checker/corpus/cluster_dsmem_ok.argus"),
+                                  GpuTarget::Sm90);
+  ASSERT_TRUE(dsmem.ok);
+  EXPECT_NE(dsmem.source.find("argus_dsmem_load(&s[t], static_cast<uint32_t>(peer))"),
+            std::string::npos)
+      << dsmem.source.substr(dsmem.source.find("swap_halves("), 1500);
+  const auto nvcc = find_nvcc();
+  if (!nvcc)
+    GTEST_SKIP() << "nvcc not found";
+  for (const auto &[name, result] :
+       {std::pair{std::string("multicast"), &lowered}, std::pair{std::string("dsmem"), &dsmem}}) {
+    const std::string dir = test::temp_dir("argus-cluster-" + name);
+    std::string error;
+    ASSERT_TRUE(write_artifact(dir, *result, GpuTarget::Sm90, input_for(path), error)) << error;
+    const CompileReport report =
+        compile_sm90(*nvcc, dir + "/kernels.cu", dir + "/kernels.cubin", path);
+    ASSERT_TRUE(report.ok) << report.output;
+  }
+}
+
 // The generated host ABI of gemm_tiled, built with nvcc into a shared library.
 TEST(ArtifactAbi, EntryPointsOfAGeneratedArtifact) {
   const auto nvcc = find_nvcc();

@@ -29,7 +29,9 @@ protected:
   // Lowers an example, compiles its host checks with the host compiler into a
   // shared library and returns argus_check_<kernel>.
   void *load(const std::string &example, const std::string &kernel) {
-    const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/" + example;
+    const std::string path = example.find('/') != std::string::npos
+                                 ? std::string(ARGUS_SOURCE_DIR) + "/" + example
+                                 : std::string(ARGUS_SOURCE_DIR) + "/examples/" + example;
     const LowerResult r = lower(test::check_file(path), GpuTarget::Sm90);
     EXPECT_TRUE(r.ok);
     const std::string cpp = dir_ + "/" + kernel + "_checks.cpp";
@@ -92,6 +94,23 @@ TEST_F(HostChecks, TiledGemmAllowsTileMultiplesAndRefusesOthers) {
   EXPECT_EQ(check(p, p, p, 100, 64, 32, grid, tiny, sizeof tiny), 1);
   EXPECT_EQ(std::string(tiny).size(), 7u);
   EXPECT_EQ(check(p, p, p, 100, 64, 32, grid, nullptr, 0), 1);
+}
+
+// A kernel with cluster=(2, 1) launches whole clusters only: a grid of an odd
+// number of blocks is refused before the launch (the driver would fail it).
+TEST_F(HostChecks, ClusterKernelRefusesAGridOfPartialClusters) {
+  using Check = int (*)(const void *, const void *, int64_t, int64_t *, char *, size_t);
+  auto check = reinterpret_cast<Check>(
+      load("tests/checker/corpus/cluster_dsmem_bugs.argus", "half_a_cluster"));
+  ASSERT_NE(check, nullptr);
+  int x = 0;
+  const void *p = &x;
+  int64_t grid[3];
+  char error[256] = "";
+  EXPECT_EQ(check(p, p, 256, grid, error, sizeof error), 0) << error;
+  EXPECT_EQ(grid[0], 2);
+  EXPECT_EQ(check(p, p, 384, grid, error, sizeof error), 2);
+  EXPECT_STREQ(error, "half_a_cluster: grid (3, 1, 1) is not a whole number of clusters (2, 1, 1)");
 }
 
 TEST_F(HostChecks, NaiveGemmRefusesNonPositiveSizesThroughItsAssume) {

@@ -478,5 +478,46 @@ TEST(Sema, IndependentErrorsAreAllReported) {
       << dump(found);
 }
 
+// Thread-block clusters: at most 8 blocks, sm90 only, and their builtins
+// need a kernel that declares one.
+TEST(Sema, ClusterIsAtMostEightBlocks) {
+  const auto found = diagnose("@kernel(grid=4, block=32, cluster=(4, 4))\n"
+                              "def k(A: Tensor((32,), f32)):\n"
+                              "    A[0] = 0.0\n");
+  ASSERT_EQ(found.size(), 1u) << dump(found);
+  EXPECT_EQ(found[0].code, "E0702");
+  EXPECT_NE(found[0].message.find("at most 8 blocks"), std::string::npos);
+}
+
+TEST(Sema, ClusterBuiltinsNeedACluster) {
+  const auto found = diagnose("@kernel(grid=2, block=32)\n"
+                              "def k(A: Tensor((64,), f32)):\n"
+                              "    A[cluster_rank()] = 0.0\n"
+                              "    cluster_sync()\n");
+  ASSERT_EQ(found.size(), 2u) << dump(found);
+  for (const auto &d : found)
+    EXPECT_NE(d.message.find("needs a thread-block cluster"), std::string::npos) << d.message;
+}
+
+TEST(Sema, ClusterIsSm90Only) {
+  const auto found = diagnose("@kernel(grid=2, block=64, cluster=(2, 1), target=\"gfx942\")\n"
+                              "def k(A: Tensor((64,), f32)):\n"
+                              "    A[thread_id()] = 0.0\n");
+  ASSERT_FALSE(found.empty());
+  EXPECT_NE(found[0].message.find("no thread-block clusters"), std::string::npos) << dump(found);
+}
+
+TEST(Sema, ClusterKernelIsClean) {
+  const auto found = diagnose("@kernel(grid=2, block=32, cluster=2)\n"
+                              "def k(A: Tensor((64,), f32)):\n"
+                              "    s = make_shared((32,), f32)\n"
+                              "    s[thread_id()] = 1.0\n"
+                              "    cluster_sync()\n"
+                              "    A[cluster_rank() * 32 + thread_id()] = "
+                              "nvvm.dsmem_load(s[thread_id()], 1 - cluster_rank())\n"
+                              "    cluster_sync()\n");
+  EXPECT_TRUE(found.empty()) << dump(found);
+}
+
 } // namespace
 } // namespace argus
