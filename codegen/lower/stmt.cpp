@@ -1216,7 +1216,10 @@ void Lowerer::intrinsic_statement(const Expr &call) {
     const Expr *rank = call_arg(call, 1, "rank");
     if (!bar || !rank)
       return;
-    line("asm volatile(\"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\\n\" :: "
+    // The default .release.cta, as CUTLASS's ClusterBarrier::arrive: with
+    // .release.cluster the multicast GEMM ran at 502 TF/s instead of 668 on
+    // an H100 (bench/RESULTS.md), every k-tile paying a cluster-scope fence.
+    line("asm volatile(\"mbarrier.arrive.shared::cluster.b64 _, [%0];\\n\" :: "
          "\"r\"(argus_cluster_addr(" +
          address_of(*bar) + ", static_cast<uint32_t>(" + expr(*rank) + "))) : \"memory\");");
     return;

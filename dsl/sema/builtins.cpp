@@ -1178,7 +1178,7 @@ std::vector<BuiltinSpec> make_table() {
                "mbarrier_arrive_cluster",
                {{"bar", K::Place, false, mbarrier}, {"rank", K::Integer}},
                false,
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 (after mapa): this thread "
+               "mbarrier.arrive.shared::cluster.b64 (after mapa): this thread "
                "arrives on the mbarrier at bar's place in the shared memory of block `rank` of "
                "the cluster; what it did before happens before what that barrier's waiters do "
                "after.",

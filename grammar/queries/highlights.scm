@@ -215,7 +215,7 @@
 ((call
   function: (identifier) @function.builtin)
   (#any-of? @function.builtin
-    "thread_id" "block_id" "block_dim" "grid_dim" "lane_id" "warp_id" "warpgroup_id" "num_sms"
+    "thread_id" "block_id" "block_dim" "grid_dim" "lane_id" "warp_id" "warpgroup_id" "num_sms" "cluster_rank" "cluster_id" "cluster_sync"
     "cdiv" "min" "max" "abs" "convert" "bitcast"
     "exp" "exp2" "log" "log2" "sqrt" "rsqrt" "tanh" "fma"
     "make_shared" "make_local" "full" "view" "subview" "make_layout" "compose" "Swizzle"

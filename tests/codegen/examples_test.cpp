@@ -194,7 +194,7 @@ TEST(Clusters, LowerToClusterPtxAndCompile) {
   EXPECT_NE(src.find("__cluster_dims__(2, 1, 1)\ngemm_multicast_sm90("), std::string::npos);
   EXPECT_NE(src.find("barrier.cluster.arrive.release.aligned;"), std::string::npos);
   EXPECT_NE(src.find("fence.mbarrier_init.release.cluster;"), std::string::npos);
-  EXPECT_NE(src.find("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"),
+  EXPECT_NE(src.find("mbarrier.arrive.shared::cluster.b64 _, [%0];"),
             std::string::npos);
   EXPECT_NE(src.find("mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], "
                      "[%4], %5;"),

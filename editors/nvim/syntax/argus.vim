@@ -7,7 +7,7 @@ endif
 syntax keyword argusStatement def return pass for in if elif else while and or not is
 syntax keyword argusConstant True False None
 syntax keyword argusType f32 f16 bf16 f64 i8 i16 i32 i64 u8 u16 u32 u64 u128 fp8 e4m3 e5m2 Tensor
-syntax keyword argusBuiltin thread_id block_id block_dim grid_dim lane_id warp_id warpgroup_id cdiv min max abs
+syntax keyword argusBuiltin thread_id block_id block_dim grid_dim lane_id warp_id warpgroup_id cluster_rank cluster_id cluster_sync cdiv min max abs
 syntax keyword argusBuiltin convert bitcast exp exp2 log log2 sqrt rsqrt tanh fma range
 syntax keyword argusBuiltin make_shared make_local full view subview make_layout Swizzle compose
 syntax keyword argusBuiltin shuffle shuffle_xor shuffle_up shuffle_down
