@@ -212,11 +212,11 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m, const V
     const bool deadlock = agents_ ? wake == Agents::Wake::Deadlock : whole_block;
     if (deadlock) {
       if (should_report("barrier-divergence", call.range)) {
-        std::string rest = !agents_ ? " and every thread of the block is waiting here"
-                           : others.empty()
-                               ? " and no other thread of the block can make them (the others "
-                                 "returned or are done)"
-                               : ", and every other role is waiting too: ";
+        std::string rest = !agents_         ? " and every thread of the block is waiting here"
+                           : others.empty() ? std::string(" and no other thread of the ") +
+                                                  (cluster_size_ > 1 ? "cluster" : "block") +
+                                                  " can make them (the others returned or are done)"
+                                            : ", and every other role is waiting too: ";
         for (size_t k = 0; k < others.size(); ++k)
           rest += (k ? "; " : "") + others[k].text;
         Violation &viol =
