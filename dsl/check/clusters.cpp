@@ -70,6 +70,13 @@ void Machine::cluster_sync(const Expr &call, const Mask &m) {
     if (slot < 0)
       slot = lane;
   }
+  if (outside >= 0 && inside >= 0 && agents_) {
+    // Roles run as agents: the others may reach it from their own side
+    // later, which this rendezvous does not wait for.
+    not_interpreted(call.range, "cluster_sync() inside warp-specialized roles (the checker "
+                                "runs them as agents and does not join them here)");
+    return;
+  }
   if (outside >= 0 && inside >= 0 && should_report("barrier-divergence", call.range)) {
     Where w;
     w.lane = inside;
