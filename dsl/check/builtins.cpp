@@ -363,6 +363,13 @@ void Machine::named_barrier(const Expr &call, const Mask &m, bool arrive_only) {
   }
   const std::string name = std::string(arrive_only ? "barrier_arrive(" : "barrier(") +
                            std::to_string(*id) + ", " + std::to_string(*n) + ")";
+  if (cluster_size_ > 1) {
+    // Each block of a cluster has its own named barriers, which this
+    // rendezvous (one per id for all lanes run together) would mix.
+    not_interpreted(call.range, name + " in a cluster kernel (a named barrier per block of the "
+                                       "cluster is not modelled yet)");
+    return;
+  }
   std::vector<int64_t> warps;
   int64_t arrived = 0, first_inside = -1;
   for (int64_t first = 0; first < lanes_; first += warp_size_) {

@@ -152,8 +152,11 @@ namespace detail {
 
 namespace {
 
+// `barrier`: syncthreads() within a block, cluster_sync() between the blocks
+// of a cluster.
 std::vector<std::vector<TextEdit>> barrier_candidates(const CheckedFile &file,
-                                                      const ast::Function &fn, const Violation &v) {
+                                                      const ast::Function &fn, const Violation &v,
+                                                      const std::string &barrier) {
   std::vector<std::vector<TextEdit>> out;
   if (v.related.empty())
     return out;
@@ -177,11 +180,24 @@ std::vector<std::vector<TextEdit>> barrier_candidates(const CheckedFile &file,
     const Stmt &anchor = *(*here[level].body)[here[level].index];
     TextEdit e;
     e.range = Range{anchor.range.begin, anchor.range.begin};
-    e.new_text = "syncthreads()\n" + std::string(anchor.range.begin.column, ' ');
+    e.new_text = barrier + "\n" + std::string(anchor.range.begin.column, ' ');
     (void)file;
     out.push_back({e});
   }
   return out;
+}
+
+// A block that may exit under a peer's remote access: cluster_sync() as the
+// kernel's last statement.
+std::vector<std::vector<TextEdit>> exit_candidates(const ast::Function &fn) {
+  if (fn.body.empty())
+    return {};
+  const Stmt &last = *fn.body.back();
+  const Stmt &first = *fn.body.front();
+  TextEdit e;
+  e.range = Range{last.range.end, last.range.end};
+  e.new_text = "\n" + std::string(first.range.begin.column, ' ') + "cluster_sync()";
+  return {{e}};
 }
 
 std::vector<std::vector<TextEdit>> stage_candidates(const CheckedFile &file,
@@ -280,9 +296,16 @@ void attach_fixes(const CheckedFile &file, const sema::FunctionInfo &kernel,
   for (Violation &v : report.violations) {
     std::string id;
     std::vector<std::vector<TextEdit>> candidates;
-    if (v.kind == "race" && !v.data.contains("other_block")) { // no barrier orders blocks
+    if (v.kind == "race" && v.check == "cluster-exit") {
+      id = "argus.fix.insert-cluster-sync";
+      candidates = exit_candidates(fn);
+    } else if (v.kind == "race" && !v.data.contains("other_block")) {
       id = "argus.fix.insert-barrier";
-      candidates = barrier_candidates(file, fn, v);
+      candidates = barrier_candidates(file, fn, v, "syncthreads()");
+    } else if (v.kind == "race" && kernel.cluster_size() > 1) {
+      // Blocks of one cluster are ordered by cluster_sync(); others by nothing.
+      id = "argus.fix.insert-cluster-sync";
+      candidates = barrier_candidates(file, fn, v, "cluster_sync()");
     } else if (v.kind == "tag-mismatch" &&
                (v.check == "mma-operands" || v.check == "assert_tag_eq")) {
       id = "argus.fix.stage-index";

@@ -8,6 +8,8 @@ namespace argus::check::detail {
 
 // Adds data["fixes"] ids and data["edits"][id] to the violations that have a
 // verified mechanical fix: argus.fix.insert-barrier (race),
+// argus.fix.insert-cluster-sync (a race between blocks of a cluster, a block
+// that may exit under its peer's remote access),
 // argus.fix.stage-index (tag mismatch between operands loaded from
 // differently indexed stages), argus.fix.pad-shared (bank conflict).
 void attach_fixes(const CheckedFile &file, const sema::FunctionInfo &kernel,

@@ -699,6 +699,8 @@ namespace {
 std::string fix_title(const std::string &id) {
   if (id == "argus.fix.insert-barrier")
     return "Insert syncthreads()";
+  if (id == "argus.fix.insert-cluster-sync")
+    return "Insert cluster_sync()";
   if (id == "argus.fix.stage-index")
     return "Use the other operand's stage index";
   if (id == "argus.fix.pad-shared")

@@ -117,6 +117,34 @@ TEST(ReplayTest, TheBarrierFixIsTheInsertedSyncthreads) {
   EXPECT_FALSE(check::fix_edits(file.diagnostics[0].data, "argus.fix.no-such").has_value());
 }
 
+// Blocks of a cluster: the verified fixes insert cluster_sync(), before the
+// read of the peer's shared memory, and at the kernel's end.
+TEST(ReplayTest, TheClusterFixesAreInsertedClusterSyncs) {
+  const std::string head = "@kernel(grid=2, block=32, cluster=(2, 1))\n"
+                           "def swap(X: Tensor((64,), f32), Y: Tensor((64,), f32)):\n"
+                           "    s = make_shared((32,), f32)\n"
+                           "    t = thread_id()\n"
+                           "    s[t] = X[block_id(0) * 32 + t]\n";
+  const std::string read =
+      "    Y[block_id(0) * 32 + t] = nvvm.dsmem_load(s[t], 1 - cluster_rank())\n";
+  const std::string sync = "    cluster_sync()\n";
+  // {source, the check it fails, the fixed source}
+  const std::array<std::array<std::string, 3>, 2> cases = {{
+      {head + read + sync, "read-write", head + sync + read + sync},
+      {head + sync + read, "cluster-exit", head + sync + read + sync},
+  }};
+  for (const auto &[source, check, want] : cases) {
+    const CheckedFile file = check_source("swap.argus", source);
+    ASSERT_EQ(file.diagnostics.size(), 1u) << source;
+    EXPECT_EQ(file.diagnostics[0].data["check"], check);
+    auto edits = check::fix_edits(file.diagnostics[0].data, "argus.fix.insert-cluster-sync");
+    ASSERT_TRUE(edits.has_value()) << file.diagnostics[0].message;
+    const std::string fixed = check::apply_edits(source, *edits, *file.source);
+    EXPECT_EQ(fixed, want);
+    EXPECT_TRUE(check_source("swap.argus", fixed).diagnostics.empty()) << fixed;
+  }
+}
+
 const char *kTwoKernels = "@kernel(grid=1, block=32)\n"
                           "def first(X: Tensor((32,), f32)):\n"
                           "    X[thread_id()] = 1.0\n"
