@@ -144,9 +144,11 @@ namespace {
 // The families a user checks to see whether a kernel got the hardware path
 // it was written for: tensor cores (HGMMA: wgmma, HMMA: mma.sync), the TMA
 // engine (UTMALDG/UTMASTG tensor copies, UBLKCP bulk copies), mbarriers and
-// their waits (SYNCS), cp.async (LDGSTS), ldmatrix (LDSM), and barriers.
-constexpr std::array<std::string_view, 10> kSassFamilies = {
-    "HGMMA", "HMMA", "UTMALDG", "UTMASTG", "UBLKCP", "SYNCS", "LDGSTS", "LDSM", "BAR", "WARPGROUP"};
+// their waits (SYNCS), cp.async (LDGSTS), ldmatrix (LDSM), and barriers: of
+// the block (BAR) and of a thread-block cluster (UCGABAR_ARV / _WAIT).
+constexpr std::array<std::string_view, 12> kSassFamilies = {
+    "HGMMA",  "HMMA", "UTMALDG", "UTMASTG",   "UBLKCP",      "SYNCS",
+    "LDGSTS", "LDSM", "BAR",     "WARPGROUP", "UCGABAR_ARV", "UCGABAR_WAIT"};
 
 } // namespace
 

@@ -56,6 +56,9 @@ TEST(Sass, MixCountsTheFamiliesPerFunction) {
         /*0050*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24, gsb0 ;
         /*0060*/              @P1 SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2 ;
         /*0070*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0074*/                   UTMALDG.2D.MULTICAST [UR8], [UR10], UR5, desc[UR12] ;
+        /*0078*/                   UCGABAR_ARV ;
+        /*007c*/                   UCGABAR_WAIT ;
         /*0080*/                   EXIT ;
 		Function : transpose
         /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;
@@ -66,7 +69,9 @@ TEST(Sass, MixCountsTheFamiliesPerFunction) {
   ASSERT_EQ(mix.size(), 2u);
   const auto &tma = mix.at("gemm_tma_wgmma_sm90");
   EXPECT_EQ(tma.at("HGMMA"), 2);
-  EXPECT_EQ(tma.at("UTMALDG"), 1);
+  EXPECT_EQ(tma.at("UTMALDG"), 2); // one of them multicast
+  EXPECT_EQ(tma.at("UCGABAR_ARV"), 1);
+  EXPECT_EQ(tma.at("UCGABAR_WAIT"), 1);
   EXPECT_EQ(tma.at("SYNCS"), 2);
   EXPECT_EQ(tma.at("WARPGROUP"), 1);
   EXPECT_EQ(tma.at("BAR"), 1);
