@@ -100,6 +100,9 @@ View Machine::in_block(const View &v, const Value &rank, const Mask &m, const Ra
     out.bad.assign(static_cast<size_t>(lanes_), 1);
     return out;
   }
+  // Which block is read or written is decided like an index (W0901 when it
+  // comes from contents no assume states).
+  check_known(rank, m, at, "this block rank");
   out.expand_offset(lanes_);
   if (out.bad.empty())
     out.bad.assign(static_cast<size_t>(lanes_), 0);
@@ -182,6 +185,7 @@ void Machine::tma_load_multicast(const Expr &call, const Mask &m) {
                                 "for an operand of this multicast");
     return;
   }
+  check_known(mask, m, call.range, "this multicast mask");
   for (int64_t lane = 0; lane < lanes_; ++lane) {
     const uint64_t bits = static_cast<uint64_t>(mask.at(static_cast<size_t>(lane)));
     if (!m[static_cast<size_t>(lane)] || (bits >> cluster_size_) == 0)
