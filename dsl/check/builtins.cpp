@@ -363,17 +363,28 @@ void Machine::named_barrier(const Expr &call, const Mask &m, bool arrive_only) {
   }
   const std::string name = std::string(arrive_only ? "barrier_arrive(" : "barrier(") +
                            std::to_string(*id) + ", " + std::to_string(*n) + ")";
-  if (cluster_size_ > 1) {
-    // Each block of a cluster has its own named barriers, which this
-    // rendezvous (one per id for all lanes run together) would mix.
-    not_interpreted(call.range, name + " in a cluster kernel (a named barrier per block of the "
-                                       "cluster is not modelled yet)");
-    return;
+  // Each block of a cluster has its own barriers: block r's barrier id is
+  // rendezvous key id + 16 r. (A role run as an agent is one warpgroup, so
+  // one block, where a named barrier is in it: Agents::side_agents.)
+  for (int64_t rank = 0; rank < cluster_size_; ++rank) {
+    Mask in_block = m;
+    if (cluster_size_ > 1)
+      for (int64_t lane = 0; lane < lanes_; ++lane)
+        if (rank_of(lane) != rank)
+          in_block[static_cast<size_t>(lane)] = 0;
+    if (cluster_size_ == 1 || any(in_block))
+      block_named_barrier(call, in_block, arrive_only, name, *id + 16 * rank, *n,
+                          rank * block_threads_, (rank + 1) * block_threads_);
   }
+}
+
+void Machine::block_named_barrier(const Expr &call, const Mask &m, bool arrive_only,
+                                  const std::string &name, int64_t key, int64_t count, int64_t lo,
+                                  int64_t hi) {
   std::vector<int64_t> warps;
   int64_t arrived = 0, first_inside = -1;
-  for (int64_t first = 0; first < lanes_; first += warp_size_) {
-    const int64_t end = std::min(lanes_, first + warp_size_);
+  for (int64_t first = lo; first < hi; first += warp_size_) {
+    const int64_t end = std::min(hi, first + warp_size_);
     const auto [inside, outside] = warp_presence(m, first);
     if (inside < 0)
       continue;
@@ -397,25 +408,25 @@ void Machine::named_barrier(const Expr &call, const Mask &m, bool arrive_only) {
   Where w;
   w.lane = first_inside;
   w.range = call.range;
-  if (*n > lanes_) {
+  if (count > hi - lo) {
     if (should_report("barrier-divergence", call.range)) {
       Violation &v =
           report("barrier-divergence", "named-barrier", w,
-                 name + " waits for " + std::to_string(*n) + " threads but the block has " +
-                     std::to_string(lanes_) + ": it never completes (a hang)");
+                 name + " waits for " + std::to_string(count) + " threads but the block has " +
+                     std::to_string(hi - lo) + ": it never completes (a hang)");
       v.data["arrived"] = arrived;
     }
-  } else if (arrived > *n) {
+  } else if (arrived > count) {
     if (should_report("barrier-divergence", call.range)) {
       Violation &v = report("barrier-divergence", "named-barrier", w,
                             name + " is reached by " + std::to_string(arrived) +
-                                " threads at once, more than the " + std::to_string(*n) +
+                                " threads at once, more than the " + std::to_string(count) +
                                 " it counts: it completes before all of them arrive, and the "
                                 "rest start its next phase");
       v.data["arrived"] = arrived;
     }
-  } else if (arrive_only || arrived < *n || rendezvous_[*id].arrived > 0) {
-    named_rendezvous(call, name, *id, *n, warps, arrived, m, w, arrive_only);
+  } else if (arrive_only || arrived < count || rendezvous_[key].arrived > 0) {
+    named_rendezvous(call, name, key, count, warps, arrived, m, w, arrive_only);
     return;
   }
   // Each participant passes a barrier of its own, then learns what every
@@ -436,7 +447,7 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
   if (r.arrived > 0 && r.count != n && should_report("barrier-divergence", call.range)) {
     Violation &v = report("barrier-divergence", "named-barrier", w,
                           name + " is reached while " + std::to_string(r.arrived) +
-                              " threads wait at barrier " + std::to_string(id) + " counting " +
+                              " threads wait at barrier " + std::to_string(id % 16) + " counting " +
                               std::to_string(r.count) +
                               ": the participants of one use of a barrier must give one count");
     v.data["arrived"] = r.arrived;

@@ -754,6 +754,11 @@ public:
   void syncwarp(const ast::Expr &call, const Mask &m);
   std::pair<int64_t, int64_t> warp_presence(const Mask &m, int64_t first) const;
   void named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only = false);
+  // One block's use of it (lanes lo .. hi - 1; `key` in rendezvous_: the id,
+  // plus 16 per block rank in a cluster).
+  void block_named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only,
+                           const std::string &name, int64_t key, int64_t count, int64_t lo,
+                           int64_t hi);
   // mbarriers (mbarriers.cpp), per barrier cell of a shared buffer, reset per
   // block: the arrivals the current phase still needs, the phases completed,
   // and the warp clocks their arrivers had (what a waiter is ordered after).
