@@ -293,31 +293,16 @@ void Machine::syncthreads(const Expr &call, const Mask &m) {
     block_barriers(call, m);
     return;
   }
-  int64_t inside = -1, outside = -1;
-  for (int64_t lane = 0; lane < lanes_; ++lane) {
-    if (m[static_cast<size_t>(lane)] && inside < 0)
-      inside = lane;
-    if (!m[static_cast<size_t>(lane)] && outside < 0)
-      outside = lane;
-  }
-  if (outside >= 0 && inside >= 0 && should_report("barrier-divergence", call.range)) {
-    Where w;
-    w.lane = inside;
-    w.range = call.range;
-    Violation &v = report("barrier-divergence", "syncthreads", w,
-                          "syncthreads() is reached by " + thread_text(inside) + " but not by " +
-                              thread_text(outside) +
-                              ": the condition or loop around it depends on the thread");
-    v.data["missing_thread"] = thread_json(outside);
-  }
+  const auto [inside, outside] = presence(m, 0, lanes_);
+  if (outside >= 0 && inside >= 0)
+    report_unreached(call, "syncthreads", "syncthreads()", inside, outside,
+                     ": the condition or loop around it depends on the thread");
   ++epoch_;
 }
 
-// The first lane of the warp starting at `first` inside the mask and the
-// first outside it (-1: none).
-std::pair<int64_t, int64_t> Machine::warp_presence(const Mask &m, int64_t first) const {
+std::pair<int64_t, int64_t> Machine::presence(const Mask &m, int64_t first, int64_t end) const {
   int64_t inside = -1, outside = -1;
-  for (int64_t lane = first; lane < std::min(lanes_, first + warp_size_); ++lane) {
+  for (int64_t lane = first; lane < std::min(lanes_, end); ++lane) {
     int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
     if (slot < 0)
       slot = lane;
@@ -325,24 +310,30 @@ std::pair<int64_t, int64_t> Machine::warp_presence(const Mask &m, int64_t first)
   return {inside, outside};
 }
 
+void Machine::report_unreached(const Expr &call, const char *check, const std::string &what,
+                               int64_t inside, int64_t outside, const std::string &why) {
+  if (!should_report("barrier-divergence", call.range))
+    return;
+  Where w;
+  w.lane = inside;
+  w.range = call.range;
+  Violation &v = report("barrier-divergence", check, w,
+                        what + " is reached by " + thread_text(inside) + " but not by " +
+                            thread_text(outside) + why);
+  v.data["missing_thread"] = thread_json(outside);
+}
+
 // Every existing lane of a warp that reaches syncwarp() must reach it (the
 // full mask); the warps that did are ordered from here on.
 void Machine::syncwarp(const Expr &call, const Mask &m) {
   for (int64_t first = 0; first < lanes_; first += warp_size_) {
-    const auto [inside, outside] = warp_presence(m, first);
+    const auto [inside, outside] = presence(m, first, first + warp_size_);
     if (inside < 0)
       continue;
     bump_warp(warp_of(first));
-    if (outside >= 0 && should_report("barrier-divergence", call.range)) {
-      Where w;
-      w.lane = inside;
-      w.range = call.range;
-      Violation &v = report("barrier-divergence", "syncwarp", w,
-                            "syncwarp() is reached by " + thread_text(inside) + " but not by " +
-                                thread_text(outside) +
-                                " of the same warp: every lane of a warp must reach it");
-      v.data["missing_thread"] = thread_json(outside);
-    }
+    if (outside >= 0)
+      report_unreached(call, "syncwarp", "syncwarp()", inside, outside,
+                       " of the same warp: every lane of a warp must reach it");
   }
 }
 
@@ -385,7 +376,7 @@ void Machine::block_named_barrier(const Expr &call, const Mask &m, bool arrive_o
   int64_t arrived = 0, first_inside = -1;
   for (int64_t first = lo; first < hi; first += warp_size_) {
     const int64_t end = std::min(hi, first + warp_size_);
-    const auto [inside, outside] = warp_presence(m, first);
+    const auto [inside, outside] = presence(m, first, first + warp_size_);
     if (inside < 0)
       continue;
     if (first_inside < 0)

@@ -32,25 +32,12 @@ std::string block_text(const std::array<int64_t, 3> &b, bool three_d) {
 void Machine::block_barriers(const Expr &call, const Mask &m) {
   const int64_t warps_per_block = block_threads_ / warp_size_;
   for (int64_t rank = 0; rank < cluster_size_; ++rank) {
-    const int64_t first = rank * block_threads_;
-    int64_t inside = -1, outside = -1;
-    for (int64_t lane = first; lane < first + block_threads_; ++lane) {
-      int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
-      if (slot < 0)
-        slot = lane;
-    }
+    const auto [inside, outside] = presence(m, rank * block_threads_, (rank + 1) * block_threads_);
     if (inside < 0)
       continue; // this block reaches its own syncthreads() elsewhere
-    if (outside >= 0 && should_report("barrier-divergence", call.range)) {
-      Where w;
-      w.lane = inside;
-      w.range = call.range;
-      Violation &v = report("barrier-divergence", "syncthreads", w,
-                            "syncthreads() is reached by " + thread_text(inside) + " but not by " +
-                                thread_text(outside) +
-                                ": the condition or loop around it depends on the thread");
-      v.data["missing_thread"] = thread_json(outside);
-    }
+    if (outside >= 0)
+      report_unreached(call, "syncthreads", "syncthreads()", inside, outside,
+                       ": the condition or loop around it depends on the thread");
     // Every warp of the block passes it and learns what all the others knew.
     const int64_t w0 = rank * warps_per_block;
     std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
@@ -64,12 +51,7 @@ void Machine::block_barriers(const Expr &call, const Mask &m) {
 }
 
 void Machine::cluster_sync(const Expr &call, const Mask &m) {
-  int64_t inside = -1, outside = -1;
-  for (int64_t lane = 0; lane < lanes_; ++lane) {
-    int64_t &slot = m[static_cast<size_t>(lane)] ? inside : outside;
-    if (slot < 0)
-      slot = lane;
-  }
+  const auto [inside, outside] = presence(m, 0, lanes_);
   if (outside >= 0 && inside >= 0 && agents_) {
     // Roles run as agents: the others may reach it from their own side
     // later, which this rendezvous does not wait for.
@@ -77,18 +59,10 @@ void Machine::cluster_sync(const Expr &call, const Mask &m) {
                                 "runs them as agents and does not join them here)");
     return;
   }
-  if (outside >= 0 && inside >= 0 && should_report("barrier-divergence", call.range)) {
-    Where w;
-    w.lane = inside;
-    w.range = call.range;
-    Violation &v =
-        report("barrier-divergence", "cluster-sync", w,
-               "cluster_sync() is reached by " + thread_text(inside) + " but not by " +
-                   thread_text(outside) +
-                   ": every thread of every block of the cluster must reach it (it waits for "
-                   "them all: the others hang)");
-    v.data["missing_thread"] = thread_json(outside);
-  }
+  if (outside >= 0 && inside >= 0)
+    report_unreached(call, "cluster-sync", "cluster_sync()", inside, outside,
+                     ": every thread of every block of the cluster must reach it (it waits for "
+                     "them all: the others hang)");
   ++epoch_;
 }
 

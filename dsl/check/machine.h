@@ -752,7 +752,12 @@ public:
             byte / b.copy_bytes != v.off(static_cast<size_t>(lane)) / b.copy_bytes);
   }
   void syncwarp(const ast::Expr &call, const Mask &m);
-  std::pair<int64_t, int64_t> warp_presence(const Mask &m, int64_t first) const;
+  // The first lane of first .. end - 1 inside the mask and the first outside
+  // it (-1: none).
+  std::pair<int64_t, int64_t> presence(const Mask &m, int64_t first, int64_t end) const;
+  // E0905 `check`: `what` reached by `inside` and not by `outside` (`why` follows).
+  void report_unreached(const ast::Expr &call, const char *check, const std::string &what,
+                        int64_t inside, int64_t outside, const std::string &why);
   void named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only = false);
   // One block's use of it (lanes lo .. hi - 1; `key` in rendezvous_: the id,
   // plus 16 per block rank in a cluster).
