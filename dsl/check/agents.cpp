@@ -346,6 +346,8 @@ uint8_t Machine::barrier_ops(const ast::Stmt &s) {
     return it->second;
   const Callees calls = calls_in(sema_, s);
   // A named barrier is both: its participants wait for each other.
+  // (cluster_sync() is neither here: it completes no mbarrier phase, and an
+  // `if` around it alone is no pair of roles.)
   uint8_t ops =
       calls.has(BuiltinId::NvvmMbarrierWait) || calls.has(BuiltinId::Barrier) ? kWaits : 0;
   // A @device function is taken to arrive (its body is not looked into here).

@@ -433,10 +433,10 @@ void Machine::block_named_barrier(const Expr &call, const Mask &m, bool arrive_o
 
 void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_t id, int64_t n,
                                const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
-                               const Where &w, bool arrive_only) {
+                               const Where &w, bool arrive_only, const char *check) {
   NamedRendezvous &r = rendezvous_[id];
   if (r.arrived > 0 && r.count != n && should_report("barrier-divergence", call.range)) {
-    Violation &v = report("barrier-divergence", "named-barrier", w,
+    Violation &v = report("barrier-divergence", check, w,
                           name + " is reached while " + std::to_string(r.arrived) +
                               " threads wait at barrier " + std::to_string(id % 16) + " counting " +
                               std::to_string(r.count) +
@@ -470,7 +470,7 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
   };
   if (r.arrived >= r.count) {
     if (r.arrived > r.count && should_report("barrier-divergence", call.range)) {
-      Violation &v = report("barrier-divergence", "named-barrier", w,
+      Violation &v = report("barrier-divergence", check, w,
                             name + " is reached by " + std::to_string(r.arrived) +
                                 " threads in all, more than the " + std::to_string(r.count) +
                                 " it counts: it completes before all of them arrive, and the "
@@ -485,7 +485,7 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
   if (!agents_) {
     // In lockstep the others would arrive from a statement run after this one.
     if (should_report("unproven", call.range)) {
-      Violation &v = report("unproven", "named-barrier", w,
+      Violation &v = report("unproven", check, w,
                             name + " is reached here by " + std::to_string(r.arrived) +
                                 " threads; the other " + std::to_string(r.count - r.arrived) +
                                 " would arrive from another statement, which the checker runs "
@@ -511,13 +511,14 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
     return;
   if (wake == Agents::Wake::Deadlock) {
     if (should_report("barrier-divergence", call.range)) {
-      std::string rest = others.empty() ? " and no other thread of the block can arrive (the "
-                                          "others returned or are done)"
+      std::string rest = others.empty() ? std::string(" and no other thread of the ") +
+                                              (cluster_size_ > 1 ? "cluster" : "block") +
+                                              " can arrive (the others returned or are done)"
                                         : ", and every other role is waiting too: ";
       for (size_t k = 0; k < others.size(); ++k)
         rest += (k ? "; " : "") + others[k].text;
       Violation &v =
-          report("barrier-divergence", "named-barrier", w,
+          report("barrier-divergence", check, w,
                  "deadlock: " + name + " never completes: it counts " + std::to_string(r.count) +
                      " threads, " + std::to_string(r.arrived) + " arrived" + rest);
       v.data["arrived"] = r.arrived;
@@ -527,7 +528,7 @@ void Machine::named_rendezvous(const Expr &call, const std::string &name, int64_
     hung_ = true; // nothing after a hang happens: later violations are muted
   } else if (should_report("unproven", call.range)) {
     Violation &v = report(
-        "unproven", "named-barrier", w,
+        "unproven", check, w,
         name + " counts " + std::to_string(r.count) + " threads and " + std::to_string(r.arrived) +
             " arrived; no role can go on, but threads outside the waiting roles (done "
             "with a branch, or parked where a loop let them out) may still arrive: the "

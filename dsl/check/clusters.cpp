@@ -53,10 +53,21 @@ void Machine::block_barriers(const Expr &call, const Mask &m) {
 void Machine::cluster_sync(const Expr &call, const Mask &m) {
   const auto [inside, outside] = presence(m, 0, lanes_);
   if (outside >= 0 && inside >= 0 && agents_) {
-    // Roles run as agents: the others may reach it from their own side
-    // later, which this rendezvous does not wait for.
-    not_interpreted(call.range, "cluster_sync() inside warp-specialized roles (the checker "
-                                "runs them as agents and does not join them here)");
+    // Roles run as agents: the others reach it from their own sides. A
+    // rendezvous of every thread of the cluster (as a named barrier's across
+    // roles): once all arrived, each warp is ordered after all the others.
+    std::vector<int64_t> warps;
+    int64_t arrived = 0;
+    for (int64_t first = 0; first < lanes_; first += warp_size_)
+      if (presence(m, first, first + warp_size_).first >= 0)
+        warps.push_back(warp_of(first));
+    for (int64_t lane = 0; lane < lanes_; ++lane)
+      arrived += m[static_cast<size_t>(lane)] ? 1 : 0;
+    Where w;
+    w.lane = inside;
+    w.range = call.range;
+    named_rendezvous(call, "cluster_sync()", kClusterSyncKey, lanes_, warps, arrived, m, w, false,
+                     "cluster-sync");
     return;
   }
   if (outside >= 0 && inside >= 0)

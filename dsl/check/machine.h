@@ -799,13 +799,15 @@ public:
     std::vector<int32_t> arrivals; // join of the arrive-only warps' clocks as they arrived
   };
   std::map<int64_t, NamedRendezvous> rendezvous_;
+  // cluster_sync() met by roles from their sides (clusters.cpp): its rendezvous.
+  static constexpr int64_t kClusterSyncKey = -1;
   // barrier(id, n) reached by fewer than n threads, another use of it pending,
   // or barrier_arrive(id, n): the warps arrive; unless that completes it, a
   // barrier's wait for the others (agents.h; W0901 in lockstep) and an
   // arrive-only warp goes on.
   void named_rendezvous(const ast::Expr &call, const std::string &name, int64_t id, int64_t n,
                         const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
-                        const Where &w, bool arrive_only);
+                        const Where &w, bool arrive_only, const char *check = "named-barrier");
   // `place`: the barrier (else call's first argument).
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m,
                    const Value *place = nullptr);
