@@ -417,7 +417,7 @@ ExprRef Lowerer::iexpr(const Expr &e) {
   case ExprKind::Call: {
     const BuiltinId id = builtin_of(e);
     if (id == BuiltinId::ThreadId || id == BuiltinId::BlockId || id == BuiltinId::BlockDim ||
-        id == BuiltinId::GridDim) {
+        id == BuiltinId::GridDim || id == BuiltinId::ClusterId) {
       const Expr *d = call_arg(e, 0, "dim");
       const int dim = d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0;
       return launch_coordinate(id, dim);
@@ -425,10 +425,6 @@ ExprRef Lowerer::iexpr(const Expr &e) {
     if (id == BuiltinId::LaneId || id == BuiltinId::WarpId || id == BuiltinId::WarpgroupId ||
         id == BuiltinId::ClusterRank)
       return launch_coordinate(id, 0);
-    if (id == BuiltinId::ClusterId) {
-      const Expr *d = call_arg(e, 0, "dim");
-      return launch_coordinate(id, d ? static_cast<int>(sema_.constant_of(*d).value_or(0)) : 0);
-    }
     if (!is_signed_int_type(t))
       break;
     if (id == BuiltinId::Cdiv && e.arg_count() == 2) {

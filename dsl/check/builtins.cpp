@@ -67,7 +67,7 @@ Value Machine::launch_coordinate(BuiltinId id, const Expr &call, const Mask &m) 
   if (id == BuiltinId::BlockId && cluster_size_ == 1)
     return uniform_int(block_[static_cast<size_t>(d)]);
   if (id == BuiltinId::ClusterId)
-    return uniform_int(block_[static_cast<size_t>(d)] / cluster_dim_[static_cast<size_t>(d)]);
+    return uniform_int(block_[static_cast<size_t>(d)] / kernel_.cluster[static_cast<size_t>(d)]);
   if (id == BuiltinId::BlockDim)
     return uniform_int(block_dim_[static_cast<size_t>(d)]);
   if (id == BuiltinId::GridDim)
@@ -358,14 +358,13 @@ void Machine::named_barrier(const Expr &call, const Mask &m, bool arrive_only) {
   // rendezvous key id + 16 r. (A role run as an agent is one warpgroup, so
   // one block, where a named barrier is in it: Agents::side_agents.)
   for (int64_t rank = 0; rank < cluster_size_; ++rank) {
+    const int64_t lo = rank * block_threads_, hi = lo + block_threads_;
+    if (presence(m, lo, hi).first < 0)
+      continue;
     Mask in_block = m;
-    if (cluster_size_ > 1)
-      for (int64_t lane = 0; lane < lanes_; ++lane)
-        if (rank_of(lane) != rank)
-          in_block[static_cast<size_t>(lane)] = 0;
-    if (cluster_size_ == 1 || any(in_block))
-      block_named_barrier(call, in_block, arrive_only, name, *id + 16 * rank, *n,
-                          rank * block_threads_, (rank + 1) * block_threads_);
+    std::fill(in_block.begin(), in_block.begin() + lo, 0);
+    std::fill(in_block.begin() + hi, in_block.end(), 0);
+    block_named_barrier(call, in_block, arrive_only, name, *id + 16 * rank, *n, lo, hi);
   }
 }
 
@@ -420,8 +419,10 @@ void Machine::block_named_barrier(const Expr &call, const Mask &m, bool arrive_o
     named_rendezvous(call, name, key, count, warps, arrived, m, w, arrive_only);
     return;
   }
-  // Each participant passes a barrier of its own, then learns what every
-  // other participant knew.
+  meet(warps);
+}
+
+void Machine::meet(const std::vector<int64_t> &warps) {
   std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
   for (int64_t warp : warps) {
     bump_warp(warp);

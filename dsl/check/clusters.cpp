@@ -15,6 +15,8 @@
 #include "agents.h"
 #include "machine.h"
 
+#include <numeric>
+
 namespace argus::check::detail {
 
 using ast::Expr;
@@ -39,14 +41,9 @@ void Machine::block_barriers(const Expr &call, const Mask &m) {
       report_unreached(call, "syncthreads", "syncthreads()", inside, outside,
                        ": the condition or loop around it depends on the thread");
     // Every warp of the block passes it and learns what all the others knew.
-    const int64_t w0 = rank * warps_per_block;
-    std::vector<int32_t> joined(static_cast<size_t>(warps_), 0);
-    for (int64_t w = w0; w < w0 + warps_per_block; ++w) {
-      bump_warp(w);
-      join_warp_into(joined, w);
-    }
-    for (int64_t w = w0; w < w0 + warps_per_block; ++w)
-      join_into_warp(w, joined);
+    std::vector<int64_t> warps(static_cast<size_t>(warps_per_block));
+    std::iota(warps.begin(), warps.end(), rank * warps_per_block);
+    meet(warps);
   }
 }
 

@@ -89,8 +89,10 @@ Machine::Machine(const CheckedFile &file, const sema::FunctionInfo &kernel,
   // The blocks of a cluster run together (run.cpp): syncthreads() is then a
   // rendezvous of one block's warps in the warp clocks, and cluster_sync()
   // the barrier interval of them all.
-  cluster_dim_ = kernel.cluster;
   cluster_size_ = kernel.cluster_size();
+  uses_warpgroups_ = uses_wgmma_ || calls.has(BuiltinId::WarpgroupId) ||
+                     calls.has(BuiltinId::NvvmSetmaxnregInc) ||
+                     calls.has(BuiltinId::NvvmSetmaxnregDec);
   if (cluster_size_ > 1)
     uses_named_barriers_ = uses_warp_clocks_ = true;
 }

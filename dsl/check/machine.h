@@ -387,17 +387,16 @@ public:
   // Thread-block clusters (@kernel(cluster=...)): the blocks of one cluster
   // run together, lane L being thread L % block_threads_ of the block of
   // rank L / block_threads_ (cluster_blocks_[rank]: its linear index). Shared
-  // buffers hold one copy per block (Buffer::copy_cells). Without a cluster
-  // cluster_size_ is 1 and lanes are one block's threads.
+  // buffers hold one copy per block (Buffer::copy_bytes). Without a cluster
+  // cluster_size_ (kernel_.cluster_size()) is 1 and lanes are one block's threads.
   int64_t block_threads_ = 1;
   int64_t cluster_size_ = 1;
-  std::array<int64_t, 3> cluster_dim_{1, 1, 1};
   std::vector<int32_t> cluster_blocks_;
   int64_t rank_of(int64_t lane) const { return cluster_size_ == 1 ? 0 : lane / block_threads_; }
   int32_t block_of(int64_t lane) const {
-    return cluster_size_ == 1 || cluster_blocks_.empty() // (before the first cluster runs)
+    return cluster_blocks_.empty() // no cluster (or before the first one runs)
                ? static_cast<int32_t>(block_linear_)
-               : cluster_blocks_[static_cast<size_t>(lane / block_threads_)];
+               : cluster_blocks_[static_cast<size_t>(rank_of(lane))];
   }
   // A block of the cluster being run, other than none.
   bool in_cluster(int32_t block) const {
@@ -414,6 +413,9 @@ public:
   bool uses_warp_clocks_ = false;
   bool uses_named_barriers_ = false; // shared reads of several warps keep a stamp per warp
   bool uses_wgmma_ = false; // or tma_store: else shared writes are not stamped (proxy-fence rule)
+  // wgmma, setmaxnreg or warpgroup_id(): warpgroups are units (a cluster's
+  // blocks must then be whole warpgroups).
+  bool uses_warpgroups_ = false;
   std::map<std::string, int64_t> sizes_;
 
   std::unordered_map<const Symbol *, Value> env_;
@@ -492,8 +494,7 @@ public:
   // same clocks order (cluster_sync(), mbarriers, remote arrivals).
   bool unordered_with(int32_t other_block, int64_t epoch, int32_t warp_stamp, int64_t other,
                       int64_t lane) const {
-    return same_block_or_cluster(other_block, lane) ? unordered(epoch, warp_stamp, other, lane)
-                                                    : true;
+    return !same_block_or_cluster(other_block, lane) || unordered(epoch, warp_stamp, other, lane);
   }
   // The cell's reads of this block and interval that a write by `lane` races with.
   bool reads_unordered(const CellLog &l, int64_t lane, const Buffer *b = nullptr,
@@ -759,6 +760,10 @@ public:
   void report_unreached(const ast::Expr &call, const char *check, const std::string &what,
                         int64_t inside, int64_t outside, const std::string &why);
   void named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only = false);
+  // The warps pass a barrier together: each bumps its own clock, then learns
+  // what every other one knew (a named barrier's use, a block's syncthreads()
+  // in a cluster).
+  void meet(const std::vector<int64_t> &warps);
   // One block's use of it (lanes lo .. hi - 1; `key` in rendezvous_: the id,
   // plus 16 per block rank in a cluster).
   void block_named_barrier(const ast::Expr &call, const Mask &m, bool arrive_only,
@@ -808,9 +813,10 @@ public:
   void named_rendezvous(const ast::Expr &call, const std::string &name, int64_t id, int64_t n,
                         const std::vector<int64_t> &warps, int64_t arrived, const Mask &m,
                         const Where &w, bool arrive_only, const char *check = "named-barrier");
-  // `place`: the barrier (else call's first argument).
+  // `remote`: the barrier in another block (a remote arrival), else call's
+  // first argument.
   void mbarrier_op(BuiltinId id, const ast::Expr &call, const Mask &m,
-                   const Value *place = nullptr);
+                   const Value *remote = nullptr);
   // A bulk copy (cp_async_bulk) or, with `tensor`, a TMA tile load (tma_load).
   void cp_async_bulk(const ast::Expr &call, const Mask &m, bool tensor);
   // The same of evaluated operands (a multicast: once per destination block).

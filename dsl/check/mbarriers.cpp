@@ -40,7 +40,7 @@ void Machine::mbarrier_op(BuiltinId id, const Expr &call, const Mask &m, const V
     return;
   }
   Value operand; // count, bytes or phase
-  if (id != BuiltinId::NvvmMbarrierArrive && !remote) {
+  if (id != BuiltinId::NvvmMbarrierArrive) {
     operand = data(call.arg(1), m);
     if (operand.kind != ValueKind::Data) {
       not_interpreted(call.range, "the checker has no value for this mbarrier operation's " +

@@ -2,7 +2,6 @@
 // and every block (or the boundary blocks of a large grid).
 #include "contents.h"
 #include "machine.h"
-#include "summary.h"
 
 #include <set>
 
@@ -137,7 +136,7 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
   const bool all_blocks = total <= options_.max_blocks;
   // What runs is a list of clusters, by their first block (a cluster of one
   // block without @kernel(cluster=...)).
-  const auto &c = cluster_dim_;
+  const auto &c = kernel_.cluster;
   std::vector<std::array<int64_t, 3>> blocks;
   if (!only_blocks.empty()) {
     for (const auto &b : only_blocks) {
@@ -174,13 +173,14 @@ bool Machine::run_blocks(const std::map<std::string, int64_t> &sizes,
     if (stopped_)
       break;
     block_ = blk;
-    block_linear_ = blk[0] + grid_dim_[0] * (blk[1] + grid_dim_[1] * blk[2]);
-    cluster_blocks_.clear();
-    for (int64_t r = 0; r < cluster_size_; ++r) {
-      const int64_t x = blk[0] + r % c[0], y = blk[1] + r / c[0] % c[1],
-                    z = blk[2] + r / (c[0] * c[1]);
-      cluster_blocks_.push_back(static_cast<int32_t>(x + grid_dim_[0] * (y + grid_dim_[1] * z)));
-    }
+    const auto linear = [&](int64_t x, int64_t y, int64_t z) {
+      return x + grid_dim_[0] * (y + grid_dim_[1] * z);
+    };
+    block_linear_ = linear(blk[0], blk[1], blk[2]);
+    cluster_blocks_.clear(); // rank r: the block r % x, r / x % y, r / (x y) from the first
+    for (int64_t r = 0; r < cluster_size_ && cluster_size_ > 1; ++r)
+      cluster_blocks_.push_back(static_cast<int32_t>(
+          linear(blk[0] + r % c[0], blk[1] + r / c[0] % c[1], blk[2] + r / (c[0] * c[1]))));
     buffers_.resize(global_buffers);
     env_ = params_env;
     start_block();
@@ -203,25 +203,27 @@ bool Machine::cluster_geometry_ok() {
   const ast::Function &fn = *kernel_.function;
   Where w;
   w.range = kernel_.cluster_range;
+  const auto &cluster = kernel_.cluster;
   for (size_t d = 0; d < 3; ++d)
-    if (grid_dim_[d] % cluster_dim_[d] != 0) {
+    if (grid_dim_[d] % cluster[d] != 0) {
       const auto dims = [](const std::array<int64_t, 3> &a) {
         return "(" + std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " +
                std::to_string(a[2]) + ")";
       };
-      Violation &v = report("out-of-bounds", "cluster-grid", w,
-                            "kernel '" + fn.name + "': the grid " + dims(grid_dim_) +
-                                " is not a whole number of clusters " + dims(cluster_dim_) +
-                                ": the launch fails");
+      Violation &v =
+          report("out-of-bounds", "cluster-grid", w,
+                 "kernel '" + fn.name + "': the grid " + dims(grid_dim_) +
+                     " is not a whole number of clusters " + dims(cluster) + ": the launch fails");
       v.data["thread"] = nullptr;
       return false;
     }
-  const bool warpgroups = uses_wgmma_ || calls_in(sema_, fn).has(BuiltinId::WarpgroupId);
-  if (block_threads_ % warp_size_ != 0 || (warpgroups && block_threads_ % kWarpgroup != 0)) {
-    Violation &v = report("unproven", "interpreter", w,
-                          "not checked: the checker runs a cluster's blocks side by side and "
-                          "needs blocks of whole warps (of whole warpgroups with wgmma)",
-                          true);
+  if (block_threads_ % warp_size_ != 0 || (uses_warpgroups_ && block_threads_ % kWarpgroup != 0)) {
+    Violation &v =
+        report("unproven", "interpreter", w,
+               "not checked: the checker runs a cluster's blocks side by side and "
+               "needs blocks of whole warps (of whole warpgroups with wgmma, setmaxnreg or "
+               "warpgroup_id())",
+               true);
     v.data["thread"] = nullptr;
     return false;
   }
